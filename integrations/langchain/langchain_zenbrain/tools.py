@@ -1,0 +1,59 @@
+"""zenbrain's five memory tools as LangChain tools.
+
+The tools are generated from :data:`zenbrain.tools.TOOLS`, the one definition the MCP server
+and the OpenAI tools use too: same names, descriptions and JSON-schema arguments. Calls go
+through :func:`zenbrain.tools.dispatch`, which validates the arguments and answers bad input
+with an ``{"error": ...}`` object instead of raising, so a model can read and correct it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from langchain_core.tools import BaseTool, StructuredTool
+from zenbrain import MemoryCoordinator
+from zenbrain.errors import InvalidInputError
+from zenbrain.tools import TOOLS, ToolDefinition, adispatch, dispatch
+
+__all__ = ["create_zenbrain_tools"]
+
+
+def _as_tool(coordinator: MemoryCoordinator, definition: ToolDefinition) -> StructuredTool:
+    name = definition.name
+
+    def call(**arguments: Any) -> str:
+        return json.dumps(dispatch(coordinator, name, arguments), ensure_ascii=False)
+
+    async def acall(**arguments: Any) -> str:
+        result = await adispatch(coordinator, name, arguments)
+        return json.dumps(result, ensure_ascii=False)
+
+    return StructuredTool(
+        name=name,
+        description=definition.description,
+        # A dict schema is passed to the model as is; dispatch does the validation.
+        args_schema=dict(definition.parameters),
+        func=call,
+        coroutine=acall,
+        metadata={"title": definition.title, "annotations": dict(definition.annotations)},
+    )
+
+
+def create_zenbrain_tools(
+    coordinator: MemoryCoordinator, *, names: Iterable[str] | None = None
+) -> list[BaseTool]:
+    """LangChain tools for ``coordinator``: all five (``zenbrain_store``, ``zenbrain_recall``,
+    ``zenbrain_forget``, ``zenbrain_consolidate``, ``zenbrain_health``) or those in ``names``.
+
+    Each tool returns the JSON text of :func:`zenbrain.tools.dispatch`'s answer.
+    """
+    definitions = {definition.name: definition for definition in TOOLS}
+    wanted = list(definitions) if names is None else list(names)
+    unknown = [name for name in wanted if name not in definitions]
+    if unknown:
+        raise InvalidInputError(
+            f"Unknown zenbrain tool name(s) {unknown}; expected some of {sorted(definitions)}."
+        )
+    return [_as_tool(coordinator, definitions[name]) for name in wanted]

@@ -1,0 +1,65 @@
+"""Where ``store()`` puts a memory when the caller does not name a layer.
+
+First match wins: steps given or step-like content → procedural; emotional weight above 0.5 →
+episodic; confidence above 0.9 → core; everything else → semantic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+__all__ = [
+    "CORE_CONFIDENCE_THRESHOLD",
+    "EPISODE_WEIGHT_THRESHOLD",
+    "extract_steps",
+    "is_step_like",
+    "route",
+]
+
+EPISODE_WEIGHT_THRESHOLD = 0.5
+CORE_CONFIDENCE_THRESHOLD = 0.9
+
+# Markers that make a whole text a procedure, English and German.
+_PROCEDURE_MARKERS = re.compile(
+    r"^\s*how\s+to\b|^\s*step\s+\d|\bsteps?\s*:|\bstep-by-step\b|\bworkflow\s*:|\brecipe\s*:"
+    r"|\bprocedure\s*:|\binstructions\s*:|^\s*anleitung\b|\bschritte\s*:|^\s*so\s+geht",
+    re.IGNORECASE | re.MULTILINE,
+)
+_STEP_LINE = re.compile(r"^\s*(?:\d+\s*[.):]\s*|[-*•]\s+|step\s+\d+\s*[:.]\s*|schritt\s+\d+\s*[:.]\s*)", re.I)
+
+
+def _step_lines(content: str) -> list[str]:
+    return [line for line in content.splitlines() if _STEP_LINE.match(line)]
+
+
+def is_step_like(content: str) -> bool:
+    """True when ``content`` reads as instructions: a marker, or two or more step lines."""
+    return bool(_PROCEDURE_MARKERS.search(content)) or len(_step_lines(content)) >= 2
+
+
+def extract_steps(content: str) -> list[str]:
+    """The steps of a step-like text: numbered/bulleted lines with their prefix removed, or,
+    when no line carries a prefix, every non-empty line after the first (the trigger)."""
+    lines = [line.strip() for line in content.splitlines() if line.strip()]
+    prefixed = [_STEP_LINE.sub("", line).strip() for line in lines if _STEP_LINE.match(line)]
+    if prefixed:
+        return [step for step in prefixed if step]
+    return lines[1:] if len(lines) > 1 else lines
+
+
+def route(
+    content: str,
+    *,
+    emotional_weight: float,
+    confidence: float | None,
+    steps: Sequence[str] | None,
+) -> str:
+    """The layer for ``content``: ``procedural``, ``episodic``, ``core`` or ``semantic``."""
+    if steps or is_step_like(content):
+        return "procedural"
+    if emotional_weight > EPISODE_WEIGHT_THRESHOLD:
+        return "episodic"
+    if confidence is not None and confidence > CORE_CONFIDENCE_THRESHOLD:
+        return "core"
+    return "semantic"

@@ -1,0 +1,89 @@
+"""How recalled memories are scored and ordered.
+
+Lexical score (0..1) of a memory for a query, both as folded tokens (:mod:`zenbrain.text`):
+
+* coverage: the share of the query's IDF mass that the memory contains, each distinct query
+  word weighted ``ln(1 + N / (1 + df))`` over the layer, so rare words count for more;
+* adjacency: the share of the query's neighbouring word pairs that stand next to each other in
+  the memory too, so "Kieler Förde" beats a text that has "Kiel" and "Förde" far apart.
+
+``score = 0.8 * coverage + 0.2 * adjacency``; a one-word query counts as adjacent when matched.
+With an embedding provider, the lexical score and the cosine similarity are fused
+(:func:`fuse`). Results from a layer with no match come after every match with score 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+
+__all__ = [
+    "ADJACENCY_WEIGHT",
+    "COVERAGE_WEIGHT",
+    "fuse",
+    "idf",
+    "lexical_score",
+    "query_pairs",
+    "semantic_score",
+]
+
+COVERAGE_WEIGHT = 0.8
+ADJACENCY_WEIGHT = 0.2
+
+
+def idf(document_count: int, document_frequency: int) -> float:
+    """Inverse document frequency, always positive: ``ln(1 + N / (1 + df))``."""
+    return math.log1p(document_count / (1 + document_frequency))
+
+
+def query_pairs(query_terms: Sequence[str]) -> list[tuple[str, str]]:
+    """Distinct neighbouring pairs of the query's terms, in order."""
+    seen: dict[tuple[str, str], None] = {}
+    for a, b in zip(query_terms, query_terms[1:], strict=False):
+        if a != b:
+            seen.setdefault((a, b), None)
+    return list(seen)
+
+
+def _adjacent_pairs(doc_terms: Sequence[str]) -> set[tuple[str, str]]:
+    return set(zip(doc_terms, doc_terms[1:], strict=False))
+
+
+def lexical_score(
+    query_terms: Sequence[str], doc_terms: Iterable[str], weights: Mapping[str, float]
+) -> float:
+    """The lexical score of a document (its terms in order) for a query (its terms in order)."""
+    distinct = list(dict.fromkeys(query_terms))
+    total = sum(weights.get(t, 0.0) for t in distinct)
+    if total <= 0:
+        return 0.0
+    doc_sequence = list(doc_terms)
+    doc_set = set(doc_sequence)
+    matched = sum(weights.get(t, 0.0) for t in distinct if t in doc_set)
+    if matched <= 0:
+        return 0.0
+    coverage = matched / total
+    pairs = query_pairs(query_terms)
+    if not pairs:
+        adjacency = coverage
+    else:
+        present = _adjacent_pairs(doc_sequence)
+        pair_total = sum(weights.get(a, 0.0) + weights.get(b, 0.0) for a, b in pairs)
+        pair_hit = sum(
+            weights.get(a, 0.0) + weights.get(b, 0.0) for a, b in pairs if (a, b) in present
+        )
+        adjacency = pair_hit / pair_total if pair_total > 0 else 0.0
+    return min(1.0, COVERAGE_WEIGHT * coverage + ADJACENCY_WEIGHT * adjacency)
+
+
+def semantic_score(cosine: float, floor: float) -> float:
+    """Map a cosine similarity onto 0..1, where ``floor`` (the similarity of unrelated texts
+    for this model) maps to 0."""
+    if cosine <= floor:
+        return 0.0
+    return min(1.0, (cosine - floor) / (1.0 - floor))
+
+
+def fuse(lexical: float, semantic: float, semantic_weight: float = 0.5) -> float:
+    """One 0..1 score from a lexical and a semantic score."""
+    return (1.0 - semantic_weight) * lexical + semantic_weight * semantic

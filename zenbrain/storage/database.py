@@ -1,0 +1,148 @@
+"""Opening a store: resolving the location, creating and migrating the schema, and the
+back end's indexes. Writes go through :meth:`Database.write` (one transaction each)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import Connection, Engine, create_engine, select
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.pool import StaticPool
+
+from zenbrain.errors import DatabaseNotWritableError, SchemaVersionError, StorageError
+from zenbrain.storage.indexes import LexicalIndex, VectorIndex
+from zenbrain.storage.schema import SCHEMA_VERSION, meta, metadata
+
+__all__ = ["DEFAULT_DB", "Database", "resolve_location"]
+
+DEFAULT_DB = "./zenbrain.db"
+_PATH_ADVICE = (
+    "Set ZENBRAIN_DB (or pass db=) to an absolute path or one starting with ~/, "
+    "for example ~/.zenbrain/memory.db."
+)
+
+
+def resolve_location(db: str | os.PathLike[str] | None) -> tuple[str, Path | None]:
+    """The SQLAlchemy URL for ``db`` and, for a SQLite file, its absolute path.
+
+    ``None`` means the ``ZENBRAIN_DB`` environment variable, else ``./zenbrain.db``. A leading
+    ``~/`` is the home directory; a relative path is relative to the working directory.
+    """
+    raw = os.fspath(db) if db is not None else os.environ.get("ZENBRAIN_DB") or DEFAULT_DB
+    if not isinstance(raw, str) or not raw.strip():
+        raise StorageError(f"the database location must be a non-empty path or URL, got {raw!r}")
+    raw = raw.strip()
+    if raw == ":memory:":
+        return "sqlite://", None
+    if "://" in raw:
+        return raw, None
+    path = Path(os.path.expanduser(raw)).resolve()
+    return f"sqlite:///{path}", path
+
+
+def _prepare_file(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with sqlite3.connect(path) as probe:  # fails early and clearly on unwritable paths
+            probe.execute("CREATE TABLE IF NOT EXISTS zb_probe(x)")
+            probe.execute("DROP TABLE zb_probe")
+        probe.close()
+    except (OSError, sqlite3.Error) as exc:
+        where = "the working directory " + os.getcwd() if not path.is_absolute() else str(path)
+        raise DatabaseNotWritableError(
+            f"cannot create or write the zenbrain database at {path} ({exc}). "
+            f"{_PATH_ADVICE} (resolved against {where})."
+        ) from exc
+
+
+class Database:
+    """An engine plus the back end's lexical and vector indexes."""
+
+    def __init__(self, url: str, path: Path | None) -> None:
+        self.url = url
+        self.path = path
+        if url.startswith("sqlite"):
+            self.engine = self._sqlite_engine(url, path)
+            from zenbrain.storage.sqlite import SqliteLexicalIndex, SqliteVectorIndex
+
+            self.lexical: LexicalIndex = SqliteLexicalIndex()
+            self.vectors: VectorIndex = SqliteVectorIndex()
+        elif url.startswith("postgresql"):
+            from zenbrain.storage.postgres import open_postgres
+
+            self.engine, self.lexical, self.vectors = open_postgres(url)
+        else:
+            raise StorageError(
+                f"unsupported database URL {url!r}: use a file path, ':memory:', "
+                "sqlite:///path or postgresql+psycopg://user@host/db"
+            )
+        self.dialect = self.engine.dialect.name
+        self._migrate()
+
+    @staticmethod
+    def _sqlite_engine(url: str, path: Path | None) -> Engine:
+        from zenbrain.storage.sqlite import configure_sqlite_engine
+
+        if path is None:
+            # One shared connection, or each thread would get its own empty in-memory database.
+            engine = create_engine(
+                url, poolclass=StaticPool, connect_args={"check_same_thread": False}
+            )
+            configure_sqlite_engine(engine, wal=False)
+            return engine
+        _prepare_file(path)
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        configure_sqlite_engine(engine, wal=True)
+        return engine
+
+    def _migrate(self) -> None:
+        try:
+            with self.write() as conn:
+                meta.create(conn, checkfirst=True)
+                found = conn.execute(select(meta.c.value).where(meta.c.key == "schema_version"))
+                version = found.scalar_one_or_none()
+                if version is not None and int(version) > SCHEMA_VERSION:
+                    raise SchemaVersionError(
+                        f"the store at {self.path or self.url} has schema version {version}, but "
+                        f"this zenbrain understands up to {SCHEMA_VERSION}: upgrade zenbrain"
+                    )
+                # Version 1 is the first schema; later versions add steps here, in order.
+                metadata.create_all(conn, checkfirst=True)
+                self.lexical.install(conn)
+                if version is None:
+                    conn.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
+        except OperationalError as exc:
+            raise DatabaseNotWritableError(
+                f"cannot initialise the zenbrain database at {self.path or self.url}: {exc.orig}. "
+                f"{_PATH_ADVICE}"
+            ) from exc
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """One write transaction (BEGIN IMMEDIATE on SQLite); commits on success."""
+        try:
+            with self.engine.connect().execution_options(zenbrain_write=True) as conn, conn.begin():
+                yield conn
+        except SQLAlchemyError as exc:
+            raise StorageError(f"writing to {self.path or self.url} failed: {exc}") from exc
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        with self.engine.connect() as conn, conn.begin():
+            yield conn
+
+    def get_meta(self, key: str) -> str | None:
+        with self.read() as conn:
+            value = conn.execute(select(meta.c.value).where(meta.c.key == key)).scalar_one_or_none()
+            return None if value is None else str(value)
+
+    def set_meta(self, conn: Connection, key: str, value: str) -> None:
+        conn.execute(meta.delete().where(meta.c.key == key))
+        conn.execute(meta.insert().values(key=key, value=value))
+
+    def close(self) -> None:
+        self.engine.dispose()

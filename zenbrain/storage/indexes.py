@@ -1,0 +1,85 @@
+"""The two search indexes a back end provides, as protocols.
+
+A back end pairs the shared tables of :mod:`zenbrain.storage.schema` with a lexical index
+(candidates by word, document frequencies for IDF) and a vector index (nearest neighbours by
+cosine). Both are scoped by namespace and layer, and optionally by context, so no search ever
+sees another namespace's rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+from sqlalchemy import Connection
+
+__all__ = ["IndexedText", "IndexedVector", "LexicalIndex", "VectorIndex"]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedText:
+    pk: int
+    namespace: str
+    layer: str
+    context: str | None
+    terms: Sequence[str]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedVector:
+    pk: int
+    namespace: str
+    layer: str
+    context: str | None
+    vector: np.ndarray
+
+
+class LexicalIndex(Protocol):
+    def install(self, conn: Connection) -> None: ...
+
+    def add(self, conn: Connection, rows: Sequence[IndexedText]) -> None: ...
+
+    def remove(self, conn: Connection, pks: Sequence[int]) -> None: ...
+
+    def candidates(
+        self,
+        conn: Connection,
+        namespace: str,
+        layer: str,
+        terms: Sequence[str],
+        context: str | None,
+        limit: int,
+    ) -> list[int]:
+        """Primary keys of rows containing any of ``terms``, best first by the back end's
+        own relevance (BM25 or similar), at most ``limit``."""
+        ...
+
+    def document_frequencies(
+        self, conn: Connection, namespace: str, layer: str, terms: Sequence[str], context: str | None
+    ) -> dict[str, int]: ...
+
+
+class VectorIndex(Protocol):
+    def install(self, conn: Connection, dimension: int) -> None: ...
+
+    def add(self, conn: Connection, rows: Sequence[IndexedVector]) -> None: ...
+
+    def remove(self, conn: Connection, pks: Sequence[int]) -> None: ...
+
+    def nearest(
+        self,
+        conn: Connection,
+        namespace: str,
+        layer: str,
+        query: np.ndarray,
+        context: str | None,
+        limit: int,
+    ) -> list[tuple[int, float]]:
+        """``(pk, cosine similarity)`` of the closest rows, most similar first."""
+        ...
+
+    def missing(self, conn: Connection, namespace: str, limit: int) -> list[int]:
+        """Primary keys of memories in ``namespace`` that have no vector yet."""
+        ...

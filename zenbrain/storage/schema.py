@@ -1,0 +1,182 @@
+"""The tables, as SQLAlchemy Core metadata shared by every back end.
+
+All long-term memories live in one ``zb_memories`` table (one row per memory, tagged with its
+namespace and layer) so that one lexical index and one vector index serve every layer;
+layer-specific state sits in side tables keyed by the memory's integer ``pk``.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "consolidation_links",
+    "core_blocks",
+    "entities",
+    "entity_links",
+    "entity_mentions",
+    "facts",
+    "interactions",
+    "memories",
+    "meta",
+    "metadata",
+    "procedures",
+    "sessions",
+    "vectors",
+]
+
+SCHEMA_VERSION = 1
+
+metadata = MetaData()
+_PK = BigInteger().with_variant(Integer, "sqlite")  # INTEGER PRIMARY KEY is SQLite's rowid
+
+meta = Table(
+    "zb_meta",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+memories = Table(
+    "zb_memories",
+    metadata,
+    Column("pk", _PK, primary_key=True, autoincrement=True),
+    Column("id", String(36), nullable=False, unique=True),
+    Column("namespace", String(200), nullable=False),
+    Column("layer", String(20), nullable=False),
+    Column("content", Text, nullable=False),
+    Column("context", String(200)),
+    Column("emotional_weight", Float),
+    Column("confidence", Float),
+    Column("source", String(200)),
+    Column("metadata", JSON, nullable=False),
+    Column("created_at", DateTime, nullable=False),
+    Column("updated_at", DateTime, nullable=False),
+    Index("zb_memories_scope_time", "namespace", "layer", "created_at"),
+    Index("zb_memories_content", "namespace", "content"),
+)
+
+facts = Table(
+    "zb_facts",
+    metadata,
+    Column("memory_pk", _PK, ForeignKey("zb_memories.pk", ondelete="CASCADE"), primary_key=True),
+    Column("namespace", String(200), nullable=False),
+    Column("due", DateTime, nullable=False),
+    Column("card", JSON, nullable=False),
+    Column("reviews", Integer, nullable=False, default=0),
+    Column("access_count", Integer, nullable=False, default=0),
+    Column("last_accessed", DateTime),
+    Index("zb_facts_due", "namespace", "due"),
+)
+
+procedures = Table(
+    "zb_procedures",
+    metadata,
+    Column("memory_pk", _PK, ForeignKey("zb_memories.pk", ondelete="CASCADE"), primary_key=True),
+    Column("namespace", String(200), nullable=False),
+    Column("trigger", Text, nullable=False),
+    Column("steps", JSON, nullable=False),
+    Column("tools", JSON, nullable=False),
+    Column("outcome", Text, nullable=False),
+    Column("success_rate", Float, nullable=False),
+    Column("execution_count", Integer, nullable=False),
+    Index("zb_procedures_success", "namespace", "success_rate"),
+)
+
+core_blocks = Table(
+    "zb_core_blocks",
+    metadata,
+    Column("memory_pk", _PK, ForeignKey("zb_memories.pk", ondelete="CASCADE"), primary_key=True),
+    Column("namespace", String(200), nullable=False),
+    Column("label", String(200), nullable=False),
+    Column("pinned", Boolean, nullable=False, default=True),
+    UniqueConstraint("namespace", "label", name="zb_core_blocks_label"),
+)
+
+consolidation_links = Table(
+    "zb_consolidation_links",
+    metadata,
+    Column("namespace", String(200), nullable=False),
+    Column("episode_id", String(36), nullable=False, primary_key=True),
+    Column("fact_id", String(36), nullable=False),
+    Column("created_at", DateTime, nullable=False),
+    Index("zb_links_fact", "namespace", "fact_id"),
+)
+
+vectors = Table(
+    "zb_vectors",
+    metadata,
+    Column("memory_pk", _PK, ForeignKey("zb_memories.pk", ondelete="CASCADE"), primary_key=True),
+    Column("namespace", String(200), nullable=False),
+    Column("layer", String(20), nullable=False),
+    Column("vector", LargeBinary, nullable=False),
+    Index("zb_vectors_scope", "namespace", "layer"),
+)
+
+sessions = Table(
+    "zb_sessions",
+    metadata,
+    Column("namespace", String(200), primary_key=True),
+    Column("session_id", String(200), primary_key=True),
+    Column("started_at", DateTime, nullable=False),
+)
+
+interactions = Table(
+    "zb_interactions",
+    metadata,
+    Column("pk", _PK, primary_key=True, autoincrement=True),
+    Column("namespace", String(200), nullable=False),
+    Column("session_id", String(200), nullable=False),
+    Column("role", String(50), nullable=False),
+    Column("content", Text, nullable=False),
+    Column("metadata", JSON, nullable=False),
+    Column("created_at", DateTime, nullable=False),
+    Index("zb_interactions_session", "namespace", "session_id", "pk"),
+)
+
+entities = Table(
+    "zb_entities",
+    metadata,
+    Column("pk", _PK, primary_key=True, autoincrement=True),
+    Column("namespace", String(200), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("key", String(200), nullable=False),
+    Column("context", String(200), nullable=False),
+    Column("created_at", DateTime, nullable=False),
+    UniqueConstraint("namespace", "key", "context", name="zb_entities_key"),
+)
+
+entity_mentions = Table(
+    "zb_entity_mentions",
+    metadata,
+    Column("entity_pk", _PK, ForeignKey("zb_entities.pk", ondelete="CASCADE"), primary_key=True),
+    Column("memory_pk", _PK, ForeignKey("zb_memories.pk", ondelete="CASCADE"), primary_key=True),
+    Index("zb_mentions_memory", "memory_pk"),
+)
+
+entity_links = Table(
+    "zb_entity_links",
+    metadata,
+    Column("namespace", String(200), nullable=False),
+    Column("entity_a", _PK, ForeignKey("zb_entities.pk", ondelete="CASCADE"), primary_key=True),
+    Column("entity_b", _PK, ForeignKey("zb_entities.pk", ondelete="CASCADE"), primary_key=True),
+    Column("similarity", Float, nullable=False),
+    Column("created_at", DateTime, nullable=False),
+)

@@ -1,0 +1,52 @@
+"""Text folding and tokenising: the one place that decides what a "word" is.
+
+Folding makes "Kieler Förde", "kieler foerde" and "KIELER FORDE"-with-accents meet:
+case folded, German umlauts transliterated (ä→ae, ö→oe, ü→ue, ß→ss), remaining accents
+stripped. Tokens are runs of ASCII letters and digits after folding, at least two characters
+long, minus a small English and German stopword list (folded the same way, so "für" and
+"fuer" are both stopwords: the original missed that).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+__all__ = ["STOPWORDS", "content_tokens", "fold", "tokenize"]
+
+_TRANSLITERATION = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "æ": "ae", "ø": "oe"})
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+
+_STOPWORDS_RAW = """
+der die das den dem des ein eine einen einem einer eines und oder aber ist sind war waren wird
+werden hat haben hatte von vom zum zur mit auf aus bei für nicht auch als wie was wer wo sich es
+im in an am zu ich du er sie wir ihr mich mir dich dir uns euch sein seine ihre so noch nur dass
+the an and or but is are was were be been being of to in on at for with from by as it its this
+that these those what which who whom how not do does did has have had he she they them his her
+their our your you we me my i am will would can could should shall may might must there here
+than then so if into about over also just very too any some all no yes up out
+"""
+
+
+def fold(text: str) -> str:
+    """Lower-case ``text``, transliterate German umlauts and strip accents."""
+    lowered = text.casefold().translate(_TRANSLITERATION)
+    if lowered.isascii():
+        return lowered
+    decomposed = unicodedata.normalize("NFKD", lowered)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+STOPWORDS: frozenset[str] = frozenset(fold(w) for w in _STOPWORDS_RAW.split())
+
+
+def tokenize(text: str) -> list[str]:
+    """Folded tokens of ``text`` in order, stopwords and one-character tokens removed."""
+    return [t for t in _NON_WORD.split(fold(text)) if len(t) >= 2 and t not in STOPWORDS]
+
+
+@lru_cache(maxsize=4096)
+def content_tokens(text: str) -> tuple[str, ...]:
+    """Cached :func:`tokenize` for texts that are ranked again and again."""
+    return tuple(tokenize(text))

@@ -1,0 +1,124 @@
+"""The value objects the coordinator returns. Plain frozen dataclasses: cheap, hashable,
+and easy to turn into JSON with :func:`dataclasses.asdict` (see ``to_dict`` on each)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+__all__ = [
+    "ALL_LAYERS",
+    "DEFAULT_RECALL_LAYERS",
+    "ConsolidationReport",
+    "CoreBlock",
+    "ForgetResult",
+    "Health",
+    "Interaction",
+    "Layer",
+    "RecallResult",
+    "ReviewItem",
+]
+
+Layer = Literal[
+    "working", "short_term", "episodic", "semantic", "procedural", "core", "cross_context"
+]
+ALL_LAYERS: tuple[Layer, ...] = (
+    "working",
+    "short_term",
+    "episodic",
+    "semantic",
+    "procedural",
+    "core",
+    "cross_context",
+)
+DEFAULT_RECALL_LAYERS: tuple[Layer, ...] = ("episodic", "semantic", "procedural", "core")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+class _ToDict:
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (datetimes as ISO-8601 strings)."""
+        return _jsonable(dataclasses.asdict(self))  # type: ignore[call-overload,no-any-return]
+
+
+@dataclass(frozen=True, slots=True)
+class RecallResult(_ToDict):
+    """One recalled memory. ``score`` is 0..1; 0 marks a fill-in from a layer with no match."""
+
+    id: str
+    layer: Layer
+    content: str
+    score: float
+    confidence: float | None = None
+    emotional_weight: float | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    created_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetResult(_ToDict):
+    """What ``forget`` did: ``also_forgotten`` went with it through consolidation links or
+    working-memory copies; ``duplicates`` are stand-alone memories with the same content
+    that were kept."""
+
+    forgotten: bool
+    also_forgotten: list[dict[str, str]] = field(default_factory=list)
+    duplicates: list[dict[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class ConsolidationReport(_ToDict):
+    promoted: int
+    decayed: int
+    pruned: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewItem(_ToDict):
+    id: str
+    content: str
+    confidence: float
+    due: datetime
+    stability: float | None = None
+    difficulty: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CoreBlock(_ToDict):
+    id: str
+    label: str
+    content: str
+    pinned: bool
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Interaction(_ToDict):
+    role: str
+    content: str
+    timestamp: datetime
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Health(_ToDict):
+    """Per-layer counts, as ``health()`` reports them."""
+
+    working: dict[str, int]
+    short_term: dict[str, int]
+    episodic: dict[str, int]
+    semantic: dict[str, int]
+    procedural: dict[str, int]
+    core: dict[str, int]
+    cross_context: dict[str, int]
