@@ -26,13 +26,16 @@ from __future__ import annotations
 import copy
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from zenbrain.errors import InvalidInputError, ZenbrainError
 
 __all__ = [
+    "FORGET_LAYERS",
+    "RECALL_LAYERS",
+    "STORE_TYPE_TO_LAYER",
     "TOOLS",
     "TOOL_NAMES",
     "ToolDefinition",
@@ -96,7 +99,8 @@ def _object(properties: JSONDict, required: tuple[str, ...] = ()) -> JSONDict:
 
 
 _UNIT = {"type": "number", "minimum": 0, "maximum": 1}
-_STRING_LIST = {"type": "array", "items": {"type": "string"}}
+_STRING_LIST = {"type": "array", "items": {"type": "string", "minLength": 1}}
+_SHORT_TEXT = {"type": "string", "minLength": 1, "maxLength": 200}
 _LAYER_REF = _object(
     {"id": {"type": "string"}, "layer": {"type": "string"}},
     ("id", "layer"),
@@ -104,8 +108,9 @@ _LAYER_REF = _object(
 _COUNTS = {"type": "object", "additionalProperties": {"type": "integer"}}
 
 _STORE_DESCRIPTION = (
-    "Save something to long-term memory and get its id back. Every call adds a memory; "
-    "storing the same core content again updates that core block instead of adding a copy. "
+    "Save something to long-term memory and get back its id and the layer it went to. "
+    "Every call adds a memory; storing the same core content again updates that core block "
+    "instead of adding a copy. "
     "With type 'auto' (the default) the first matching rule picks the layer: given steps, or "
     "content that reads like instructions ('How to ...', 'Steps:', 'workflow:', numbered or "
     "bulleted step lines) -> procedure; emotional_weight above 0.5 -> episode; confidence "
@@ -174,7 +179,7 @@ TOOLS: tuple[ToolDefinition, ...] = (
                     "description": "Which kind of memory; 'auto' routes by the rules above.",
                 },
                 "context": {
-                    "type": "string",
+                    **_SHORT_TEXT,
                     "description": "Domain or situation, e.g. 'work' or 'personal'.",
                 },
                 "confidence": {
@@ -185,7 +190,7 @@ TOOLS: tuple[ToolDefinition, ...] = (
                     **_UNIT,
                     "description": "How much it mattered, 0..1; above 0.5 routes to episode.",
                 },
-                "source": {"type": "string", "description": "Where the information came from."},
+                "source": {**_SHORT_TEXT, "description": "Where the information came from."},
                 "steps": {
                     **_STRING_LIST,
                     "description": "Steps of a procedure, in order; makes it a procedure.",
@@ -197,7 +202,14 @@ TOOLS: tuple[ToolDefinition, ...] = (
         ),
         annotations=_hints(read_only=False, destructive=False, idempotent=False),
         output_schema=_object(
-            {"id": {"type": "string", "description": "Id of the stored memory."}}, ("id",)
+            {
+                "id": {"type": "string", "description": "Id of the stored memory."},
+                "layer": {
+                    "type": ["string", "null"],
+                    "description": "Layer it was stored in (for zenbrain_forget).",
+                },
+            },
+            ("id", "layer"),
         ),
     ),
     ToolDefinition(
@@ -356,13 +368,14 @@ def get_tool(name: str) -> ToolDefinition:
 # ---------------------------------------------------------------------------------- exports
 
 # Keywords OpenAI's strict mode does not accept; they stay in the descriptions' wording.
-_NOT_IN_STRICT = ("default", "minLength", "uniqueItems")
+_NOT_IN_STRICT = ("default", "minLength", "maxLength", "uniqueItems")
 
 
 def strict_parameters(schema: Mapping[str, Any]) -> JSONDict:
     """``schema`` rewritten for OpenAI's strict mode: every property required, optional
-    ones nullable (``["string", "null"]``; ``null`` added to enums), no ``default`` or
-    ``minLength``, ``additionalProperties: false`` on every object."""
+    ones nullable (``["string", "null"]``; ``null`` added to enums), no ``default``,
+    ``minLength`` or ``maxLength`` (``dispatch`` still enforces them), and
+    ``additionalProperties: false`` on every object."""
     result = {k: copy.deepcopy(v) for k, v in schema.items() if k not in _NOT_IN_STRICT}
     if result.get("type") == "array" and isinstance(result.get("items"), Mapping):
         result["items"] = strict_parameters(result["items"])
@@ -479,8 +492,13 @@ def _check(schema: Mapping[str, Any], value: Any, where: str) -> Any:
     if "enum" in schema and value not in schema["enum"]:
         choices = ", ".join(json.dumps(choice) for choice in schema["enum"])
         raise InvalidInputError(f"{where} must be one of {choices}, got {_show(value)}.")
-    if isinstance(value, str) and len(value.strip()) < schema.get("minLength", 0):
-        raise InvalidInputError(f"{where} must not be empty.")
+    if isinstance(value, str):
+        if len(value.strip()) < schema.get("minLength", 0):
+            raise InvalidInputError(f"{where} must not be empty.")
+        if len(value) > schema.get("maxLength", math.inf):
+            raise InvalidInputError(
+                f"{where} must be at most {schema['maxLength']} characters, got {len(value)}."
+            )
     if isinstance(value, int | float) and not isinstance(value, bool):
         low, high = schema.get("minimum"), schema.get("maximum")
         if (low is not None and value < low) or (high is not None and value > high):
@@ -540,39 +558,46 @@ def _parse_arguments(arguments: str | Mapping[str, Any] | None) -> Mapping[str, 
 
 # --------------------------------------------------------------------------------- dispatch
 
-# A planned call: the coordinator method to run, its keyword arguments, and the function
-# that turns its return value into the JSON result.
-_Plan = tuple[str, JSONDict, Callable[[Any], JSONDict]]
+# A tool call is written once, as a generator: it yields (coordinator method, keyword
+# arguments), receives that method's return value, and finally returns the JSON result.
+# dispatch() drives it with the sync methods, adispatch() with their async twins.
+_Calls = Generator[tuple[str, JSONDict], Any, JSONDict]
 
 
-def _plan_store(args: JSONDict) -> _Plan:
+def _store(args: JSONDict) -> _Calls:
     kwargs = {key: value for key, value in args.items() if key != "type"}
     kwargs["layer"] = STORE_TYPE_TO_LAYER[args.get("type", "auto")]
-    return "store", kwargs, lambda memory_id: {"id": str(memory_id)}
+    memory_id = yield "store", kwargs
+    # Tell the model where routing put it: forget needs the layer as well as the id.
+    stored = yield "get", {"id": memory_id}
+    return {"id": str(memory_id), "layer": stored.layer if stored is not None else None}
 
 
-def _plan_recall(args: JSONDict) -> _Plan:
-    def render(results: Any) -> JSONDict:
-        rendered = [result.to_dict() for result in results]
-        return {"count": len(rendered), "results": rendered}
-
-    return "recall", dict(args), render
+def _recall(args: JSONDict) -> _Calls:
+    results = yield "recall", dict(args)
+    rendered = [result.to_dict() for result in results]
+    return {"count": len(rendered), "results": rendered}
 
 
-def _plan_forget(args: JSONDict) -> _Plan:
-    return "forget", {"id": args["id"], "layer": args["layer"]}, lambda r: r.to_dict()
+def _forget(args: JSONDict) -> _Calls:
+    outcome = yield "forget", {"id": args["id"], "layer": args["layer"]}
+    return outcome.to_dict()
 
 
-def _plan_no_arguments(method: str) -> Callable[[JSONDict], _Plan]:
-    return lambda _args: (method, {}, lambda r: r.to_dict())
+def _report(method: str) -> Callable[[JSONDict], _Calls]:
+    def calls(_args: JSONDict) -> _Calls:
+        report = yield method, {}
+        return report.to_dict()
+
+    return calls
 
 
-_PLANNERS: dict[str, Callable[[JSONDict], _Plan]] = {
-    "zenbrain_store": _plan_store,
-    "zenbrain_recall": _plan_recall,
-    "zenbrain_forget": _plan_forget,
-    "zenbrain_consolidate": _plan_no_arguments("consolidate"),
-    "zenbrain_health": _plan_no_arguments("health"),
+_CALLS: dict[str, Callable[[JSONDict], _Calls]] = {
+    "zenbrain_store": _store,
+    "zenbrain_recall": _recall,
+    "zenbrain_forget": _forget,
+    "zenbrain_consolidate": _report("consolidate"),
+    "zenbrain_health": _report("health"),
 }
 
 
@@ -580,14 +605,13 @@ def _error(type_name: str, message: str) -> JSONDict:
     return {"error": {"type": type_name, "message": message}}
 
 
-def _plan(name: str, arguments: str | Mapping[str, Any] | None) -> _Plan | JSONDict:
-    """The call to make, or the error result explaining why there is none."""
+def _prepare(name: str, arguments: str | Mapping[str, Any] | None) -> _Calls | JSONDict:
+    """The calls to make, or the error result explaining why there are none."""
     if name not in _BY_NAME:
         return _error(
             "UnknownToolError",
             f"There is no tool named {name!r}; the tools are {', '.join(TOOL_NAMES)}.",
         )
-    tool = _BY_NAME[name]
     try:
         parsed = _parse_arguments(arguments)
         if name == "zenbrain_forget" and parsed.get("layer") == "working":
@@ -596,10 +620,10 @@ def _plan(name: str, arguments: str | Mapping[str, Any] | None) -> _Plan | JSOND
                 "forget the long-term result (layer episodic, semantic, procedural or core) "
                 "and its working-memory copies go with it."
             )
-        checked = _check_object(tool.parameters, parsed, name)
+        checked = _check_object(_BY_NAME[name].parameters, parsed, name)
     except InvalidInputError as exc:
         return _error(type(exc).__name__, str(exc))
-    return _PLANNERS[name](checked)
+    return _CALLS[name](checked)
 
 
 def dispatch(
@@ -608,12 +632,15 @@ def dispatch(
     """Run the tool ``name`` with ``arguments`` (a JSON string or a mapping) against
     ``coordinator`` and return its JSON-ready result, or ``{"error": {"type", "message"}}``
     for an unknown tool, bad arguments or any :class:`ZenbrainError`."""
-    plan = _plan(name, arguments)
-    if isinstance(plan, dict):
-        return plan
-    method, kwargs, render = plan
+    calls = _prepare(name, arguments)
+    if isinstance(calls, dict):
+        return calls
     try:
-        return render(getattr(coordinator, method)(**kwargs))
+        method, kwargs = next(calls)
+        while True:
+            method, kwargs = calls.send(getattr(coordinator, method)(**kwargs))
+    except StopIteration as finished:
+        return finished.value
     except ZenbrainError as exc:
         return _error(type(exc).__name__, str(exc))
 
@@ -621,12 +648,16 @@ def dispatch(
 async def adispatch(
     coordinator: Any, name: str, arguments: str | Mapping[str, Any] | None = None
 ) -> JSONDict:
-    """Async twin of :func:`dispatch`: awaits the coordinator's ``a``-prefixed methods."""
-    plan = _plan(name, arguments)
-    if isinstance(plan, dict):
-        return plan
-    method, kwargs, render = plan
+    """Async twin of :func:`dispatch`: awaits the coordinator's ``a``-prefixed methods, so
+    the event loop is never blocked."""
+    calls = _prepare(name, arguments)
+    if isinstance(calls, dict):
+        return calls
     try:
-        return render(await getattr(coordinator, "a" + method)(**kwargs))
+        method, kwargs = next(calls)
+        while True:
+            method, kwargs = calls.send(await getattr(coordinator, "a" + method)(**kwargs))
+    except StopIteration as finished:
+        return finished.value
     except ZenbrainError as exc:
         return _error(type(exc).__name__, str(exc))

@@ -188,7 +188,7 @@ def test_malformed_json_is_a_provider_error_without_retry(openai_server: Any) ->
     openai_server.reply_next(200, b"<html>gateway says hi</html>")
     embedder = _embedder(openai_server, max_retries=3)
 
-    with pytest.raises(ProviderError, match="not JSON.*gateway says hi"):
+    with pytest.raises(ProviderError, match=r"not JSON.*gateway says hi"):
         embedder.embed_documents(["x"])
     assert len(openai_server.requests) == 1
 

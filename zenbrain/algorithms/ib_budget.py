@@ -5,7 +5,8 @@ what you keep while preserving what is relevant, traded off by a factor β. In t
 the TypeScript original (inventory §4.2 "ib-budget") a memory is retained iff
 ``gain · β > cost`` with
 
-- ``cost = 0.4 min(1, characters / 5000) + 0.3 min(1, entities / 20) + 0.3 min(1, embedding variance)``
+- ``cost = 0.4 min(1, characters / 5000) + 0.3 min(1, entities / 20)
+  + 0.3 min(1, embedding variance)``
 - ``gain = 0.4 min(1, retrievals / 10) + 0.3 confidence + 0.3 max(0, 1 - days since access / 90)``
 
 and β per context domain (higher β = the domain's memories are worth more).

@@ -51,10 +51,10 @@ def _normalise_edges(
     normalised: list[WeightedEdge] = []
     for edge in edges:
         if len(edge) == 2:
-            a, b = edge  # type: ignore[misc]
+            a, b = edge
             weight = 1.0
         elif len(edge) == 3:
-            a, b, raw = edge  # type: ignore[misc]
+            a, b, raw = edge
             weight = require_finite("edge weight", raw)
         else:
             raise InvalidInputError(f"edges must be (a, b) or (a, b, weight), got {edge!r}")

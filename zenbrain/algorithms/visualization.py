@@ -89,8 +89,8 @@ def retention_curve(
 ) -> list[CurvePoint]:
     """Retention from day 0 to ``days`` inclusive, ``points_per_day`` samples per day."""
     current = require_positive("stability", stability)
-    emotion = max(1.0, min(_MAX_EMOTIONAL_MULTIPLIER, require_finite("emotion", emotional_multiplier)))
-    current *= emotion
+    emotion = require_finite("emotional_multiplier", emotional_multiplier)
+    current *= max(1.0, min(_MAX_EMOTIONAL_MULTIPLIER, emotion))
     if isinstance(days, bool) or not isinstance(days, int) or days < 0:
         raise InvalidInputError(f"days must be an int >= 0, got {days!r}")
     if not isinstance(points_per_day, int) or points_per_day < 1:

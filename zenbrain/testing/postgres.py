@@ -365,16 +365,46 @@ class ThrowawayPostgres:
         target = target_package / "pginstall"
         (target / "bin").mkdir(parents=True)
         for program in ("postgres", "initdb"):
-            shutil.copy2(pginstall / "bin" / program, target / "bin" / program)
-        skip_build_files = shutil.ignore_patterns("*.a", "pgxs")
-        shutil.copytree(pginstall / "lib", target / "lib", ignore=skip_build_files, symlinks=True)
-        shutil.copytree(pginstall / "share", target / "share", symlinks=True)
-        if client_libs.is_dir():
-            shutil.copytree(client_libs, target_package.parent / client_libs.name, symlinks=True)
+            self._link_or_copy(pginstall / "bin" / program, target / "bin" / program)
+        copy_trees = [
+            (pginstall / "lib", target / "lib"),
+            (pginstall / "share", target / "share"),
+            (client_libs, target_package.parent / client_libs.name),
+        ]
+        for source, destination in copy_trees:
+            if source.is_dir():
+                shutil.copytree(
+                    source,
+                    destination,
+                    symlinks=True,
+                    ignore=shutil.ignore_patterns("*.a", "pgxs"),  # build-time files only
+                    copy_function=self._link_or_copy,
+                )
         if self._run_as is not None:
-            self._chown_tree(self._root / "install")
+            # Directories only: hard-linked files are the originals and must stay untouched.
+            uid, gid = self._run_as.pw_uid, self._run_as.pw_gid
+            for folder, _, _ in os.walk(self._root / "install"):
+                os.chown(folder, uid, gid)
         self._copied_binaries = True
         return target / "bin"
+
+    def _link_or_copy(
+        self, source: str | os.PathLike[str], destination: str | os.PathLike[str]
+    ) -> None:
+        """Hard-link a file others may already read (cheap, and links bypass the unreachable
+        parent directories); copy it and hand the copy to the server user otherwise."""
+        mode = os.stat(source).st_mode
+        readable = bool(mode & stat.S_IROTH)
+        executable_if_needed = not mode & stat.S_IXUSR or bool(mode & stat.S_IXOTH)
+        if readable and executable_if_needed:
+            try:
+                os.link(source, destination)
+                return
+            except OSError:
+                pass  # another file system, or links not permitted: copy instead
+        shutil.copy2(source, destination)
+        if self._run_as is not None:
+            os.chown(destination, self._run_as.pw_uid, self._run_as.pw_gid)
 
     def _can_run_in_place(self, pginstall: Path) -> bool:
         """Probe whether the unprivileged user can execute the installed binaries and libraries."""
@@ -482,6 +512,8 @@ class ThrowawayPostgres:
                 stdin=subprocess.DEVNULL,
                 stdout=log_file,
                 stderr=subprocess.STDOUT,
+                # Own session: a terminal Ctrl-C reaches only us, and stop() shuts it down.
+                start_new_session=True,
                 preexec_fn=_parent_death_signal_setter(),
                 **self._subprocess_identity(),
             )

@@ -1,0 +1,162 @@
+"""The server in-process, driven through the MCP SDK's own client (in-memory transport)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
+
+from zenbrain import MemoryCoordinator
+from zenbrain.errors import InvalidInputError
+from zenbrain.tools import TOOLS
+from zenbrain_mcp import create_server, mcp_tools
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Iterator[MemoryCoordinator]:
+    with MemoryCoordinator(tmp_path / "mcp.db") as coordinator:
+        yield coordinator
+
+
+def _error(result: Any) -> dict[str, Any]:
+    assert result.is_error is True
+    assert result.structured_content is None
+    payload: dict[str, Any] = json.loads(result.content[0].text)["error"]
+    return payload
+
+
+async def test_lists_the_five_tools_exactly_as_zenbrain_tools_defines_them(
+    memory: MemoryCoordinator,
+) -> None:
+    async with Client(create_server(memory)) as client:
+        listed = (await client.list_tools()).tools
+    assert [tool.name for tool in listed] == [definition.name for definition in TOOLS]
+    for tool, definition in zip(listed, TOOLS, strict=True):
+        assert tool.description == definition.description
+        assert tool.input_schema == definition.parameters
+        assert tool.output_schema == definition.output_schema
+        assert tool.annotations is not None
+        hints = tool.annotations.model_dump(by_alias=True, exclude_none=True)
+        assert {key: hints[key] for key in definition.annotations} == definition.annotations
+
+
+async def test_store_recall_forget_round_trip_with_structured_output(
+    memory: MemoryCoordinator,
+) -> None:
+    async with Client(create_server(memory)) as client:
+        stored = await client.call_tool(
+            "zenbrain_store", {"content": "The ferry to Laboe leaves from the Kieler Förde."}
+        )
+        assert stored.is_error is False
+        assert stored.structured_content is not None
+        assert json.loads(stored.content[0].text) == stored.structured_content
+        memory_id = stored.structured_content["id"]
+
+        recalled = await client.call_tool(
+            "zenbrain_recall", {"query": "Kieler Foerde ferry", "min_score": 0.01}
+        )
+        assert recalled.structured_content is not None
+        results = recalled.structured_content["results"]
+        assert [(r["id"], r["layer"]) for r in results] == [(memory_id, "semantic")]
+
+        forgotten = await client.call_tool(
+            "zenbrain_forget", {"id": memory_id, "layer": "semantic"}
+        )
+        assert forgotten.structured_content is not None
+        assert forgotten.structured_content["forgotten"] is True
+        assert isinstance(forgotten.structured_content["also_forgotten"], list)
+        assert forgotten.structured_content["duplicates"] == []
+    # The store the server wrote to is the caller's: the memory is gone there too.
+    assert memory.recall("Kieler Foerde ferry", min_score=0.01) == []
+
+
+async def test_consolidate_and_health_report_counts(memory: MemoryCoordinator) -> None:
+    async with Client(create_server(memory)) as client:
+        episode = {"content": "The night the storm hit the harbour", "emotional_weight": 0.9}
+        await client.call_tool("zenbrain_store", episode)
+        first = await client.call_tool("zenbrain_consolidate", {})
+        second = await client.call_tool("zenbrain_consolidate", {})
+        health = await client.call_tool("zenbrain_health", {})
+    assert first.structured_content is not None and second.structured_content is not None
+    assert first.structured_content["promoted"] == 1
+    assert second.structured_content["promoted"] == 0
+    assert health.structured_content is not None
+    assert health.structured_content["episodic"]["count"] == 1
+    assert health.structured_content["semantic"]["count"] == 1
+
+
+async def test_bad_calls_come_back_as_error_results_the_model_can_read(
+    memory: MemoryCoordinator,
+) -> None:
+    async with Client(create_server(memory)) as client:
+        empty = _error(await client.call_tool("zenbrain_store", {"content": ""}))
+        assert empty["type"] == "InvalidInputError" and "content" in empty["message"]
+        unknown = _error(await client.call_tool("zenbrain_store", {"content": "x", "mood": 1}))
+        assert "mood" in unknown["message"]
+        working = _error(await client.call_tool("zenbrain_forget", {"id": "a", "layer": "working"}))
+        assert "long-term" in working["message"]
+        limit = _error(await client.call_tool("zenbrain_recall", {"query": "x", "limit": 500}))
+        assert "limit" in limit["message"]
+    assert memory.health().episodic["count"] + memory.health().semantic["count"] == 0
+
+
+async def test_arrays_sent_as_json_text_are_accepted(memory: MemoryCoordinator) -> None:
+    # Some clients serialise array arguments as strings.
+    async with Client(create_server(memory)) as client:
+        stored = await client.call_tool(
+            "zenbrain_store", {"content": "Brew tea", "steps": '["boil water", "steep 3 min"]'}
+        )
+        recalled = await client.call_tool(
+            "zenbrain_recall", {"query": "tea", "layers": '["procedural"]', "min_score": 0.01}
+        )
+    assert stored.structured_content is not None
+    assert stored.structured_content["layer"] == "procedural"
+    assert recalled.structured_content is not None
+    assert recalled.structured_content["results"][0]["id"] == stored.structured_content["id"]
+
+
+async def test_the_lifespan_builds_one_coordinator_for_the_whole_connection(
+    tmp_path: Path,
+) -> None:
+    server = create_server(db=str(tmp_path / "own.db"), contexts="home,office")
+    async with Client(server) as client:
+        for text in ("First note on tides", "Second note on tides"):
+            await client.call_tool("zenbrain_store", {"content": text})
+        health = await client.call_tool("zenbrain_health", {})
+    # Working memory lives in the coordinator object: both stores landed in the same one.
+    assert health.structured_content is not None
+    assert health.structured_content["working"]["used"] == 2
+    with MemoryCoordinator(tmp_path / "own.db") as reopened:
+        assert reopened.health().semantic["count"] == 2
+
+
+async def test_a_passed_coordinator_is_left_open_for_its_owner(memory: MemoryCoordinator) -> None:
+    async with Client(create_server(memory)) as client:
+        await client.call_tool("zenbrain_store", {"content": "Owner keeps the coordinator"})
+    assert memory.recall("owner coordinator", min_score=0.01)[0].content.startswith("Owner")
+
+
+def test_create_server_refuses_a_coordinator_together_with_db(memory: MemoryCoordinator) -> None:
+    with pytest.raises(InvalidInputError, match="either a coordinator or db"):
+        create_server(memory, db="elsewhere.db")
+
+
+async def test_the_tools_mount_on_another_server(memory: MemoryCoordinator) -> None:
+    host: MCPServer[Any] = MCPServer("host", tools=mcp_tools(memory))
+
+    @host.tool()
+    def echo(text: str) -> str:
+        """Say it back."""
+        return text
+
+    async with Client(host) as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        stored = await client.call_tool("zenbrain_store", {"content": "Mounted elsewhere"})
+    assert names == {"echo", *(definition.name for definition in TOOLS)}
+    assert stored.structured_content is not None
+    assert stored.structured_content["id"] == memory.recall("mounted", min_score=0.01)[0].id
