@@ -236,7 +236,7 @@ class System:
 
 def _coordinator_class(needs_embedder: bool) -> Any:
     try:
-        from zenbrain import MemoryCoordinator  # type: ignore[attr-defined]
+        from zenbrain import MemoryCoordinator
     except ImportError as exc:
         raise SystemUnavailableError(
             f"zenbrain.MemoryCoordinator cannot be imported yet ({exc})"

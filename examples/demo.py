@@ -29,7 +29,11 @@ def main(db_path: str | None = None) -> None:
             ("user", "Hi! I'm Anna, I work on the payments team in Kiel."),
             ("assistant", "Nice to meet you, Anna. How can I help?"),
             ("user", "I am absolutely thrilled — my talk on pgvector got accepted!"),
-            ("user", "How to deploy the payments service:\n1. run the tests\n2. build the image\n3. tag the release"),
+            (
+                "user",
+                "How to deploy the payments service:\n"
+                "1. run the tests\n2. build the image\n3. tag the release",
+            ),
             ("user", "Our staging database is PostgreSQL 17 with pgvector."),
         ]
         for role, text in conversation:
@@ -50,8 +54,10 @@ def main(db_path: str | None = None) -> None:
 
         show("consolidate()")
         report = memory.consolidate()
-        print(f"  promoted {report.promoted} episode(s) to facts, decayed {report.decayed} "
-              f"working slot(s), pruned {report.pruned}")
+        print(
+            f"  promoted {report.promoted} episode(s) to facts, decayed {report.decayed} "
+            f"working slot(s), pruned {report.pruned}"
+        )
 
         show("health()")
         for layer, counts in memory.health().to_dict().items():

@@ -40,7 +40,9 @@ def test_store_recall_forget_round_trip(db_path: Path) -> None:
 
 
 def test_store_from_stdin_and_procedure_steps(db_path: Path) -> None:
-    stored = zb_json(db_path, "store", "Release", "--layer", "procedural", "--step", "a", "--step", "b")
+    stored = zb_json(
+        db_path, "store", "Release", "--layer", "procedural", "--step", "a", "--step", "b"
+    )
     assert stored["layer"] == "procedural"
     assert zb_json(db_path, "recall", "release")["results"][0]["metadata"]["steps"] == ["a", "b"]
     done = zb(db_path, "store", "-", "--json", stdin="How to test: run pytest")

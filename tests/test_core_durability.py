@@ -40,8 +40,13 @@ def test_two_processes_storing_concurrently_lose_nothing(db_path: Path) -> None:
     expected_per_writer = count - count // 10 + (count // 10) * 5
     with MemoryCoordinator(db_path) as memory:
         assert memory.health().semantic["count"] == 2 * expected_per_writer
-        assert memory.recall("alpha single item 149", min_score=0.5)[0].content == "alpha single item 149"
-        assert memory.recall("beta batch item 140", min_score=0.5)[0].content.startswith("beta batch item 140")
+        assert (
+            memory.recall("alpha single item 149", min_score=0.5)[0].content
+            == "alpha single item 149"
+        )
+        assert memory.recall("beta batch item 140", min_score=0.5)[0].content.startswith(
+            "beta batch item 140"
+        )
 
 
 def test_data_survives_reopening(db_path: Path) -> None:
@@ -69,8 +74,12 @@ def test_wal_mode_and_busy_timeout(db_path: Path) -> None:
 def test_schema_version_is_recorded_and_newer_versions_refused(db_path: Path) -> None:
     MemoryCoordinator(db_path).close()
     with sqlite3.connect(db_path) as conn:
-        [(version,)] = conn.execute("SELECT value FROM zb_meta WHERE key='schema_version'").fetchall()
+        [(version,)] = conn.execute(
+            "SELECT value FROM zb_meta WHERE key='schema_version'"
+        ).fetchall()
         assert int(version) == SCHEMA_VERSION
-        conn.execute("UPDATE zb_meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION + 1),))
+        conn.execute(
+            "UPDATE zb_meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION + 1),)
+        )
     with pytest.raises(SchemaVersionError, match="upgrade zenbrain"):
         MemoryCoordinator(db_path)

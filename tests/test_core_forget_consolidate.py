@@ -65,7 +65,9 @@ def test_consolidation_decays_working_memory(memory: MemoryCoordinator) -> None:
     assert [s.content for s in memory.working.slots()] == ["fresh"]
 
 
-def test_forgetting_an_episode_deletes_its_fact_and_working_copies(memory: MemoryCoordinator) -> None:
+def test_forgetting_an_episode_deletes_its_fact_and_working_copies(
+    memory: MemoryCoordinator,
+) -> None:
     episode = memory.store(EPISODE)
     memory.consolidate()
     [fact] = fact_ids(memory)
@@ -79,13 +81,18 @@ def test_forgetting_an_episode_deletes_its_fact_and_working_copies(memory: Memor
     assert not any(s.content == EPISODE for s in memory.working.slots())
 
 
-def test_forgetting_a_fact_deletes_every_episode_consolidated_into_it(memory: MemoryCoordinator) -> None:
+def test_forgetting_a_fact_deletes_every_episode_consolidated_into_it(
+    memory: MemoryCoordinator,
+) -> None:
     first = memory.store(EPISODE)
     second = memory.store(EPISODE)  # same content: consolidates into the same fact
     memory.consolidate()
     [fact] = fact_ids(memory)
     result = memory.forget(fact, "semantic")
-    assert {item["id"] for item in result.also_forgotten if item["layer"] == "episodic"} == {first, second}
+    assert {item["id"] for item in result.also_forgotten if item["layer"] == "episodic"} == {
+        first,
+        second,
+    }
     assert memory.health().episodic["count"] == 0
 
 

@@ -12,9 +12,10 @@ EPISODE = "I am absolutely thrilled — the garden finally bloomed!"
 
 
 def test_two_namespaces_on_one_file_see_nothing_of_each_other(db_path: Path) -> None:
-    with MemoryCoordinator(db_path, namespace="alice") as alice, MemoryCoordinator(
-        db_path, namespace="bob"
-    ) as bob:
+    with (
+        MemoryCoordinator(db_path, namespace="alice") as alice,
+        MemoryCoordinator(db_path, namespace="bob") as bob,
+    ):
         fact = alice.store("Alice's locker code is 4711")
         episode = alice.store(EPISODE)
         proc = alice.store("How to open the locker: turn left twice")
@@ -26,7 +27,11 @@ def test_two_namespaces_on_one_file_see_nothing_of_each_other(db_path: Path) -> 
         assert bob.recall("Alice tea", layers=["core"]) == []
         assert all(bob.get(i) is None for i in (fact, episode, proc, block.id))
         health = bob.health()
-        assert (health.semantic["count"], health.episodic["count"], health.core["blocks"]) == (0, 0, 0)
+        assert (health.semantic["count"], health.episodic["count"], health.core["blocks"]) == (
+            0,
+            0,
+            0,
+        )
         assert bob.conversation() == []
         assert bob.core_blocks() == [] and bob.core_context() == ""
         assert bob.review_queue() == []
@@ -48,7 +53,10 @@ def test_two_namespaces_on_one_file_see_nothing_of_each_other(db_path: Path) -> 
 
 
 def test_same_core_label_in_two_namespaces(db_path: Path) -> None:
-    with MemoryCoordinator(db_path, namespace="a") as a, MemoryCoordinator(db_path, namespace="b") as b:
+    with (
+        MemoryCoordinator(db_path, namespace="a") as a,
+        MemoryCoordinator(db_path, namespace="b") as b,
+    ):
         a.set_core_block("persona", "A")
         b.set_core_block("persona", "B")
         assert a.core_context() == "[persona]: A"
@@ -56,7 +64,10 @@ def test_same_core_label_in_two_namespaces(db_path: Path) -> None:
 
 
 def test_forget_does_not_list_duplicates_from_other_namespaces(db_path: Path) -> None:
-    with MemoryCoordinator(db_path, namespace="a") as a, MemoryCoordinator(db_path, namespace="b") as b:
+    with (
+        MemoryCoordinator(db_path, namespace="a") as a,
+        MemoryCoordinator(db_path, namespace="b") as b,
+    ):
         mine = a.store("shared text")
         b.store("shared text")
         assert a.forget(mine, "semantic").duplicates == []
@@ -64,7 +75,10 @@ def test_forget_does_not_list_duplicates_from_other_namespaces(db_path: Path) ->
 
 
 def test_idf_is_computed_within_the_namespace(db_path: Path) -> None:
-    with MemoryCoordinator(db_path, namespace="a") as a, MemoryCoordinator(db_path, namespace="b") as b:
+    with (
+        MemoryCoordinator(db_path, namespace="a") as a,
+        MemoryCoordinator(db_path, namespace="b") as b,
+    ):
         a.store("apples and pears")
         a.store("apples and plums")
         before = [r.score for r in a.recall("apples pears", layers=["semantic"])]

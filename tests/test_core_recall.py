@@ -52,7 +52,9 @@ def test_results_carry_id_layer_score_and_fields(memory: MemoryCoordinator) -> N
     assert result.to_dict()["created_at"].endswith("+00:00")
 
 
-def test_layers_without_match_fill_in_with_score_zero_after_matches(memory: MemoryCoordinator) -> None:
+def test_layers_without_match_fill_in_with_score_zero_after_matches(
+    memory: MemoryCoordinator,
+) -> None:
     memory.store("I am absolutely thrilled — I won the chess tournament!")  # episode
     memory.store("Water boils at 100 degrees Celsius")  # fact
     memory.store("How to brew tea:\n1. boil water\n2. steep leaves")  # procedure

@@ -43,7 +43,9 @@ def test_fsrs_golden_values() -> None:
     assert card["due"] == "2026-01-03T00:00:00+00:00"
     later = review.review(card, 3, datetime(2026, 1, 3, tzinfo=UTC))
     assert later["stability"] > card["stability"]
-    assert review.retrievability(card, datetime(2026, 1, 3, tzinfo=UTC)) == pytest.approx(0.9, abs=0.01)
+    assert review.retrievability(card, datetime(2026, 1, 3, tzinfo=UTC)) == pytest.approx(
+        0.9, abs=0.01
+    )
 
 
 def test_procedure_feedback_is_a_running_mean(memory: MemoryCoordinator) -> None:

@@ -31,7 +31,9 @@ def test_step_like_content_becomes_a_procedure(memory: MemoryCoordinator, text: 
 
 
 def test_given_steps_make_a_procedure_and_are_kept(memory: MemoryCoordinator) -> None:
-    pid = memory.store("Restart the cache", steps=["ssh in", "systemctl restart redis"], tools=["ssh"])
+    pid = memory.store(
+        "Restart the cache", steps=["ssh in", "systemctl restart redis"], tools=["ssh"]
+    )
     result = memory.get(pid)
     assert result is not None and result.layer == "procedural"
     assert result.metadata["steps"] == ["ssh in", "systemctl restart redis"]
@@ -44,7 +46,9 @@ def test_numbered_lines_are_extracted_as_steps() -> None:
     assert not is_step_like("The sky is blue.\nIt is 3 p.m.")
 
 
-def test_emotional_content_becomes_an_episode_and_keeps_its_weight(memory: MemoryCoordinator) -> None:
+def test_emotional_content_becomes_an_episode_and_keeps_its_weight(
+    memory: MemoryCoordinator,
+) -> None:
     text = "I am absolutely thrilled — I got the promotion!"
     result = memory.get(memory.store(text))
     assert result is not None and result.layer == "episodic"

@@ -89,7 +89,9 @@ def test_other_arguments(memory: MemoryCoordinator) -> None:
 
 def test_errors_form_one_tree() -> None:
     assert issubclass(UnknownLayerError, InvalidInputError)
-    assert issubclass(InvalidInputError, ZenbrainError) and issubclass(InvalidInputError, ValueError)
+    assert issubclass(InvalidInputError, ZenbrainError) and issubclass(
+        InvalidInputError, ValueError
+    )
     assert issubclass(DatabaseNotWritableError, ZenbrainError)
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import pwd
+import stat
 import shutil
 import subprocess
 import sys
@@ -348,3 +350,70 @@ def test_server_dies_with_a_killed_test_process_and_its_directory_is_swept() -> 
     with ThrowawayPostgres():
         pass
     assert not root.exists()  # ... so the next start sweeps it away
+
+
+@pytest.mark.skipif(not RUNNING_AS_ROOT, reason="only root hands files to another user")
+def test_private_copy_links_readable_files_and_never_changes_originals(base: Path) -> None:
+    source, target = base / "source", base / "target"
+    source.mkdir()
+    target.mkdir()
+    shared, private = source / "shared.so", source / "private.so"
+    shared.write_bytes(b"readable by everyone")
+    shared.chmod(0o644)
+    private.write_bytes(b"root only")
+    private.chmod(0o600)
+    server = ThrowawayPostgres()
+    server._run_as = pwd.getpwnam("nobody")
+
+    server._link_or_copy(shared, target / shared.name)
+    server._link_or_copy(private, target / private.name)
+
+    assert (target / shared.name).stat().st_ino == shared.stat().st_ino
+    assert (target / private.name).stat().st_ino != private.stat().st_ino
+    assert (target / private.name).stat().st_uid == pwd.getpwnam("nobody").pw_uid
+    assert (target / private.name).read_bytes() == b"root only"
+    assert shared.stat().st_uid == 0 and private.stat().st_uid == 0
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600
+
+
+def test_pytest_fixtures_share_one_server_and_isolate_databases(tmp_path: Path) -> None:
+    (tmp_path / "conftest.py").write_text(
+        "from zenbrain.testing.pytest_postgres import postgres_database_url, postgres_url"
+        "  # noqa: F401\n"
+    )
+    (tmp_path / "test_uses_fixtures.py").write_text(
+        textwrap.dedent(
+            """
+            import sqlalchemy as sa
+
+            SEEN = []
+
+            def test_first(postgres_url, postgres_database_url):
+                SEEN.append((postgres_url, postgres_database_url))
+                engine = sa.create_engine(postgres_database_url)
+                with engine.begin() as connection:
+                    connection.execute(sa.text("CREATE TABLE t (v vector(2))"))
+                engine.dispose()
+
+            def test_second(postgres_url, postgres_database_url):
+                (first_server, first_database), = SEEN
+                assert postgres_url == first_server
+                assert postgres_database_url != first_database
+                engine = sa.create_engine(postgres_database_url)
+                with engine.connect() as connection:
+                    tables = list(connection.scalars(sa.text("SELECT tablename FROM pg_tables")))
+                engine.dispose()
+                assert "t" not in tables
+            """
+        )
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 passed" in result.stdout

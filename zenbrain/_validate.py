@@ -75,7 +75,9 @@ def check_fraction(value: object, name: str, *, optional: bool = True) -> float 
 
 def check_int(value: object, name: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise InvalidInputError(f"{name} must be a whole number from {low} to {high}, got {value!r}")
+        raise InvalidInputError(
+            f"{name} must be a whole number from {low} to {high}, got {value!r}"
+        )
     return value
 
 
@@ -106,7 +108,7 @@ def check_metadata(value: object) -> dict[str, Any]:
     if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
         raise InvalidInputError(f"metadata must be a dict with string keys, got {value!r}")
     try:
-        return json.loads(json.dumps(dict(value), allow_nan=False))  # type: ignore[no-any-return]
+        return json.loads(json.dumps(dict(value), allow_nan=False))
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"metadata must be JSON-serialisable: {exc}") from exc
 
@@ -119,7 +121,9 @@ def check_created_at(value: object) -> datetime | None:
         try:
             value = datetime.fromisoformat(value)
         except ValueError as exc:
-            raise InvalidInputError(f"created_at must be an ISO-8601 timestamp, got {value!r}") from exc
+            raise InvalidInputError(
+                f"created_at must be an ISO-8601 timestamp, got {value!r}"
+            ) from exc
     if not isinstance(value, datetime):
         raise InvalidInputError(f"created_at must be a datetime or ISO-8601 string, got {value!r}")
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)

@@ -23,11 +23,18 @@ _RECALL_LAYERS = ["working", "episodic", "semantic", "procedural", "core"]
 
 def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--db", help="SQLite path, ':memory:' or SQLAlchemy URL (default: $ZENBRAIN_DB or ./zenbrain.db)")
-    common.add_argument("--namespace", default="default", help="whose memory (default: %(default)s)")
+    common.add_argument(
+        "--db",
+        help="SQLite path, ':memory:' or SQLAlchemy URL (default: $ZENBRAIN_DB or ./zenbrain.db)",
+    )
+    common.add_argument(
+        "--namespace", default="default", help="whose memory (default: %(default)s)"
+    )
     common.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
-    parser = argparse.ArgumentParser(prog="zenbrain", description="Seven-layer memory for LLM agents.")
+    parser = argparse.ArgumentParser(
+        prog="zenbrain", description="Seven-layer memory for LLM agents."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     store = commands.add_parser("store", parents=[common], help="store a memory")
@@ -37,8 +44,12 @@ def _parser() -> argparse.ArgumentParser:
     store.add_argument("--emotional-weight", type=float)
     store.add_argument("--confidence", type=float)
     store.add_argument("--source")
-    store.add_argument("--step", action="append", dest="steps", help="a procedure step (repeatable)")
-    store.add_argument("--tool", action="append", dest="tools", help="a tool a procedure uses (repeatable)")
+    store.add_argument(
+        "--step", action="append", dest="steps", help="a procedure step (repeatable)"
+    )
+    store.add_argument(
+        "--tool", action="append", dest="tools", help="a tool a procedure uses (repeatable)"
+    )
     store.add_argument("--outcome")
 
     recall = commands.add_parser("recall", parents=[common], help="recall memories for a query")
@@ -59,7 +70,9 @@ def _parser() -> argparse.ArgumentParser:
 
     review = commands.add_parser("review", parents=[common], help="list due facts, or grade one")
     review.add_argument("id", nargs="?", help="grade this fact (with --grade)")
-    review.add_argument("--grade", type=int, choices=[1, 2, 3, 4], help="1 again, 2 hard, 3 good, 4 easy")
+    review.add_argument(
+        "--grade", type=int, choices=[1, 2, 3, 4], help="1 again, 2 hard, 3 good, 4 easy"
+    )
     review.add_argument("--limit", type=int, default=10)
     return parser
 

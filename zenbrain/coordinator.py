@@ -220,7 +220,8 @@ class MemoryCoordinator:
         recorded_dim = self._db.get_meta("embedding_dimension")
         if recorded_model is not None and (recorded_model, recorded_dim) != (model, str(dimension)):
             raise EmbeddingMismatchError(
-                f"this store was embedded with model {recorded_model!r} (dimension {recorded_dim}), "
+                f"this store was embedded with model {recorded_model!r} "
+                f"(dimension {recorded_dim}), "
                 f"but the embedder given is {model!r} (dimension {dimension}). Open it with the "
                 "same model, or use a new store for the new model."
             )
@@ -259,7 +260,9 @@ class MemoryCoordinator:
     def embed_missing(self, batch_size: int = 64) -> int:
         """Embed the memories stored before an embedder was configured; returns how many."""
         if self.embedder is None:
-            raise InvalidInputError("embed_missing() needs an embedder: pass embedder= when opening")
+            raise InvalidInputError(
+                "embed_missing() needs an embedder: pass embedder= when opening"
+            )
         check.check_int(batch_size, "batch_size", 1, 10_000)
         done = 0
         while True:
@@ -355,7 +358,9 @@ class MemoryCoordinator:
                 if pending.layer == "core":
                     existing = self._core_row(conn, pending.label or "")
                     if existing is not None:
-                        self._update_core(conn, existing, pending.content, now, vectors_by_index.get(id(pending)))
+                        self._update_core(
+                            conn, existing, pending.content, now, vectors_by_index.get(id(pending))
+                        )
                         ids.append(existing.id)
                         copies.append((pending, existing.id))
                         continue
@@ -434,7 +439,11 @@ class MemoryCoordinator:
             conn,
             [
                 IndexedText(
-                    pk, self.namespace, pending.layer, pending.context, tokenize(pending.indexed_text)
+                    pk,
+                    self.namespace,
+                    pending.layer,
+                    pending.context,
+                    tokenize(pending.indexed_text),
                 )
             ],
         )
@@ -592,7 +601,9 @@ class MemoryCoordinator:
             wanted: list[str] = ["episodic", "semantic", "procedural", "core"]
         else:
             if isinstance(layers, str) or not isinstance(layers, Sequence) or not layers:
-                raise InvalidInputError(f"layers must be a non-empty list of layer names, got {layers!r}")
+                raise InvalidInputError(
+                    f"layers must be a non-empty list of layer names, got {layers!r}"
+                )
             wanted = list(dict.fromkeys(check.check_layer(name, _RECALLABLE) for name in layers))
         limit = check.check_int(limit, "limit", 1, 1000)
         floor_score = check.check_fraction(min_score, "min_score", optional=False) or 0.0
@@ -650,7 +661,9 @@ class MemoryCoordinator:
         if candidate_pks:
             rows = {
                 row.pk: row
-                for row in conn.execute(self._memory_query().where(memories.c.pk.in_(candidate_pks)))
+                for row in conn.execute(
+                    self._memory_query().where(memories.c.pk.in_(candidate_pks))
+                )
             }
             weights = self._term_weights(conn, layer, terms, context) if lexical_pks else {}
             for order, pk in enumerate(candidate_pks):
@@ -675,7 +688,9 @@ class MemoryCoordinator:
         found = [self._result(row, score) for score, _, row in scored[:limit]]
         if found:
             return found, []
-        return [], [self._result(row, 0.0) for row in self._fallback_rows(conn, layer, context, limit)]
+        return [], [
+            self._result(row, 0.0) for row in self._fallback_rows(conn, layer, context, limit)
+        ]
 
     def _term_weights(
         self, conn: Connection, layer: str, terms: list[str], context: str | None
@@ -683,8 +698,12 @@ class MemoryCoordinator:
         conditions = [memories.c.namespace == self.namespace, memories.c.layer == layer]
         if context is not None:
             conditions.append(memories.c.context == context)
-        total = conn.execute(select(func.count()).select_from(memories).where(*conditions)).scalar_one()
-        frequencies = self._db.lexical.document_frequencies(conn, self.namespace, layer, terms, context)
+        total = conn.execute(
+            select(func.count()).select_from(memories).where(*conditions)
+        ).scalar_one()
+        frequencies = self._db.lexical.document_frequencies(
+            conn, self.namespace, layer, terms, context
+        )
         return {term: idf(int(total), df) for term, df in frequencies.items()}
 
     def _fallback_rows(
@@ -695,15 +714,15 @@ class MemoryCoordinator:
             query = query.where(memories.c.context == context)
         if layer == "procedural":
             query = query.order_by(
-                procedures.c.success_rate.desc(), procedures.c.execution_count.desc(), memories.c.pk.desc()
+                procedures.c.success_rate.desc(),
+                procedures.c.execution_count.desc(),
+                memories.c.pk.desc(),
             )
         else:
             query = query.order_by(memories.c.created_at.desc(), memories.c.pk.desc())
         return list(conn.execute(query.limit(limit)).all())
 
-    def _core_results(
-        self, conn: Connection, terms: list[str], mode: str
-    ) -> list[RecallResult]:
+    def _core_results(self, conn: Connection, terms: list[str], mode: str) -> list[RecallResult]:
         query_terms = set(terms)
         rows = conn.execute(
             self._memory_query().where(memories.c.layer == "core").order_by(core_blocks.c.label)
@@ -775,20 +794,28 @@ class MemoryCoordinator:
                 return ForgetResult(forgotten=False)
             linked: list[Row[Any]] = []
             if layer == "episodic":
-                fact_ids = conn.execute(
-                    select(consolidation_links.c.fact_id).where(
-                        consolidation_links.c.namespace == self.namespace,
-                        consolidation_links.c.episode_id == id,
+                fact_ids = (
+                    conn.execute(
+                        select(consolidation_links.c.fact_id).where(
+                            consolidation_links.c.namespace == self.namespace,
+                            consolidation_links.c.episode_id == id,
+                        )
                     )
-                ).scalars().all()
+                    .scalars()
+                    .all()
+                )
                 linked = [row for fid in fact_ids if (row := self._find(conn, fid, "semantic"))]
             elif layer == "semantic":
-                episode_ids = conn.execute(
-                    select(consolidation_links.c.episode_id).where(
-                        consolidation_links.c.namespace == self.namespace,
-                        consolidation_links.c.fact_id == id,
+                episode_ids = (
+                    conn.execute(
+                        select(consolidation_links.c.episode_id).where(
+                            consolidation_links.c.namespace == self.namespace,
+                            consolidation_links.c.fact_id == id,
+                        )
                     )
-                ).scalars().all()
+                    .scalars()
+                    .all()
+                )
                 linked = [row for eid in episode_ids if (row := self._find(conn, eid, "episodic"))]
             doomed = [target, *linked]
             doomed_ids = [row.id for row in doomed]
@@ -912,7 +939,7 @@ class MemoryCoordinator:
         """Per-layer counts."""
         now = _utcnow()
         with self._db.read() as conn:
-            counts = dict(
+            counts: dict[str, int] = dict(
                 conn.execute(
                     select(memories.c.layer, func.count())
                     .where(memories.c.namespace == self.namespace)
@@ -920,30 +947,37 @@ class MemoryCoordinator:
                 ).all()
             )
             due = conn.execute(
-                select(func.count()).select_from(facts).where(
-                    facts.c.namespace == self.namespace, facts.c.due <= _to_db(now)
-                )
+                select(func.count())
+                .select_from(facts)
+                .where(facts.c.namespace == self.namespace, facts.c.due <= _to_db(now))
             ).scalar_one()
             session = self._current_session(conn)
             in_session = 0
             if session is not None:
                 in_session = conn.execute(
-                    select(func.count()).select_from(interactions).where(
+                    select(func.count())
+                    .select_from(interactions)
+                    .where(
                         interactions.c.namespace == self.namespace,
                         interactions.c.session_id == session,
                     )
                 ).scalar_one()
             entity_count = conn.execute(
-                select(func.count()).select_from(entities).where(entities.c.namespace == self.namespace)
+                select(func.count())
+                .select_from(entities)
+                .where(entities.c.namespace == self.namespace)
             ).scalar_one()
             link_count = conn.execute(
-                select(func.count()).select_from(entity_links).where(
-                    entity_links.c.namespace == self.namespace
-                )
+                select(func.count())
+                .select_from(entity_links)
+                .where(entity_links.c.namespace == self.namespace)
             ).scalar_one()
         return Health(
             working={"used": len(self.working), "capacity": self.working.capacity},
-            short_term={"interactions": min(int(in_session), SHORT_TERM_WINDOW), "window": SHORT_TERM_WINDOW},
+            short_term={
+                "interactions": min(int(in_session), SHORT_TERM_WINDOW),
+                "window": SHORT_TERM_WINDOW,
+            },
             episodic={"count": int(counts.get("episodic", 0))},
             semantic={"count": int(counts.get("semantic", 0)), "due_for_review": int(due)},
             procedural={"count": int(counts.get("procedural", 0))},
@@ -958,7 +992,13 @@ class MemoryCoordinator:
         limit = check.check_int(limit, "limit", 1, 10_000)
         with self._db.read() as conn:
             rows = conn.execute(
-                select(memories.c.id, memories.c.content, memories.c.confidence, facts.c.due, facts.c.card)
+                select(
+                    memories.c.id,
+                    memories.c.content,
+                    memories.c.confidence,
+                    facts.c.due,
+                    facts.c.card,
+                )
                 .join(facts, facts.c.memory_pk == memories.c.pk)
                 .where(facts.c.namespace == self.namespace, facts.c.due <= _to_db(_utcnow()))
                 .order_by(facts.c.due, memories.c.pk)
@@ -984,7 +1024,13 @@ class MemoryCoordinator:
         now = _utcnow()
         with self._db.write() as conn:
             row = conn.execute(
-                select(memories.c.pk, memories.c.id, memories.c.content, memories.c.confidence, facts.c.card)
+                select(
+                    memories.c.pk,
+                    memories.c.id,
+                    memories.c.content,
+                    memories.c.confidence,
+                    facts.c.card,
+                )
                 .join(facts, facts.c.memory_pk == memories.c.pk)
                 .where(memories.c.namespace == self.namespace, memories.c.id == fact_id)
             ).one_or_none()
@@ -1022,7 +1068,9 @@ class MemoryCoordinator:
             row = self._find(conn, id, "procedural") if isinstance(id, str) else None
             if row is None:
                 raise InvalidInputError(f"no procedure with id {id!r} in this namespace")
-            rate, count = update_success_rate(float(row.success_rate), int(row.execution_count), success)
+            rate, count = update_success_rate(
+                float(row.success_rate), int(row.execution_count), success
+            )
             conn.execute(
                 update(procedures)
                 .where(procedures.c.memory_pk == row.pk)
@@ -1037,18 +1085,32 @@ class MemoryCoordinator:
         ).one_or_none()
 
     def _update_core(
-        self, conn: Connection, row: Row[Any], content: str, now: datetime, vector: np.ndarray | None
+        self,
+        conn: Connection,
+        row: Row[Any],
+        content: str,
+        now: datetime,
+        vector: np.ndarray | None,
     ) -> None:
         conn.execute(
-            update(memories).where(memories.c.pk == row.pk).values(content=content, updated_at=_to_db(now))
+            update(memories)
+            .where(memories.c.pk == row.pk)
+            .values(content=content, updated_at=_to_db(now))
         )
         self._db.lexical.remove(conn, [row.pk])
         self._db.lexical.add(
-            conn, [IndexedText(row.pk, self.namespace, "core", row.context, tokenize(f"{row.label} {content}"))]
+            conn,
+            [
+                IndexedText(
+                    row.pk, self.namespace, "core", row.context, tokenize(f"{row.label} {content}")
+                )
+            ],
         )
         if vector is not None:
             self._db.vectors.remove(conn, [row.pk])
-            self._db.vectors.add(conn, [IndexedVector(row.pk, self.namespace, "core", row.context, vector)])
+            self._db.vectors.add(
+                conn, [IndexedVector(row.pk, self.namespace, "core", row.context, vector)]
+            )
 
     @_locked
     def set_core_block(self, label: str, content: str) -> CoreBlock:
@@ -1136,7 +1198,11 @@ class MemoryCoordinator:
                 .values(started_at=now)
             ).rowcount
             if not found:
-                conn.execute(sessions.insert().values(namespace=self.namespace, session_id=sid, started_at=now))
+                conn.execute(
+                    sessions.insert().values(
+                        namespace=self.namespace, session_id=sid, started_at=now
+                    )
+                )
         self._session_id = sid
         return sid
 
@@ -1184,7 +1250,9 @@ class MemoryCoordinator:
                 return []
             rows = conn.execute(
                 select(interactions)
-                .where(interactions.c.namespace == self.namespace, interactions.c.session_id == session)
+                .where(
+                    interactions.c.namespace == self.namespace, interactions.c.session_id == session
+                )
                 .order_by(interactions.c.pk.desc())
                 .limit(count)
             ).all()
@@ -1207,14 +1275,18 @@ class MemoryCoordinator:
                 return None
             row = conn.execute(
                 select(interactions)
-                .where(interactions.c.namespace == self.namespace, interactions.c.session_id == session)
+                .where(
+                    interactions.c.namespace == self.namespace, interactions.c.session_id == session
+                )
                 .order_by(interactions.c.pk.desc())
                 .limit(1)
             ).one_or_none()
             if row is None:
                 return None
             conn.execute(delete(interactions).where(interactions.c.pk == row.pk))
-        return Interaction(row.role, row.content, _from_db(row.created_at), dict(row.metadata or {}))
+        return Interaction(
+            row.role, row.content, _from_db(row.created_at), dict(row.metadata or {})
+        )
 
     @_locked
     def clear_session(self, session_id: str | None = None) -> int:
@@ -1226,7 +1298,10 @@ class MemoryCoordinator:
             return int(
                 conn.execute(
                     delete(interactions).where(
-                        and_(interactions.c.namespace == self.namespace, interactions.c.session_id == sid)
+                        and_(
+                            interactions.c.namespace == self.namespace,
+                            interactions.c.session_id == sid,
+                        )
                     )
                 ).rowcount
             )

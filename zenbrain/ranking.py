@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import pairwise
 
 __all__ = [
     "ADJACENCY_WEIGHT",
@@ -39,14 +40,14 @@ def idf(document_count: int, document_frequency: int) -> float:
 def query_pairs(query_terms: Sequence[str]) -> list[tuple[str, str]]:
     """Distinct neighbouring pairs of the query's terms, in order."""
     seen: dict[tuple[str, str], None] = {}
-    for a, b in zip(query_terms, query_terms[1:], strict=False):
+    for a, b in pairwise(query_terms):
         if a != b:
             seen.setdefault((a, b), None)
     return list(seen)
 
 
 def _adjacent_pairs(doc_terms: Sequence[str]) -> set[tuple[str, str]]:
-    return set(zip(doc_terms, doc_terms[1:], strict=False))
+    return set(pairwise(doc_terms))
 
 
 def lexical_score(

@@ -49,7 +49,7 @@ def _jsonable(value: Any) -> Any:
 class _ToDict:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (datetimes as ISO-8601 strings)."""
-        return _jsonable(dataclasses.asdict(self))  # type: ignore[call-overload,no-any-return]
+        return _jsonable(dataclasses.asdict(self))  # type: ignore[call-overload]
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,8 +80,11 @@ unit = st.floats(min_value=0, max_value=1)
 
 
 @given(
-    st.lists(st.tuples(unit, unit, st.sampled_from(["supports", "contradicts", "causes"])),
-             min_size=1, max_size=6),
+    st.lists(
+        st.tuples(unit, unit, st.sampled_from(["supports", "contradicts", "causes"])),
+        min_size=1,
+        max_size=6,
+    ),
     unit,
 )
 def test_beliefs_stay_in_unit_range(edges: list[tuple[float, float, str]], prior: float) -> None:

@@ -61,8 +61,14 @@ def test_bad_items() -> None:
         retention_gain(BudgetItem(content_length=1, confidence=2.0))
 
 
-@given(st.integers(0, 20000), st.integers(0, 50), st.floats(0, 3), st.integers(0, 40),
-       st.floats(0, 1), st.floats(0, 400))
+@given(
+    st.integers(0, 20000),
+    st.integers(0, 50),
+    st.floats(0, 3),
+    st.integers(0, 40),
+    st.floats(0, 1),
+    st.floats(0, 400),
+)
 def test_cost_and_gain_in_range(n: int, e: int, v: float, r: int, c: float, d: float) -> None:
     item = BudgetItem(n, e, v, r, c, d)
     assert 0.0 <= retention_cost(item) <= 1.0

@@ -52,8 +52,11 @@ def test_bad_input() -> None:
         retrievability_interval(0.5, 3, method="exact")  # type: ignore[arg-type]
 
 
-@given(st.floats(min_value=0, max_value=1), st.integers(min_value=1, max_value=500),
-       st.sampled_from(["wilson", "wald"]))
+@given(
+    st.floats(min_value=0, max_value=1),
+    st.integers(min_value=1, max_value=500),
+    st.sampled_from(["wilson", "wald"]),
+)
 def test_interval_contains_estimate_and_stays_in_range(p: float, n: int, method: str) -> None:
     ci = retrievability_interval(p, n, method=method)  # type: ignore[arg-type]
     assert 0.0 <= ci.lower <= p + 1e-12

@@ -20,7 +20,7 @@ def test_every_public_function_and_class_of_every_module_is_reexported() -> None
     expected: set[str] = set()
     for module_name in modules:
         module = importlib.import_module(f"zenbrain.algorithms.{module_name}")
-        assert module.__doc__ and "Source" in module.__doc__ or module_name == "text_folding"
+        assert (module.__doc__ and "Source" in module.__doc__) or module_name == "text_folding"
         for name in module.__all__:
             assert hasattr(module, name), f"{module_name}.{name}"
             if not name.isupper():

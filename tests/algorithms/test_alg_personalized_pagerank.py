@@ -38,8 +38,9 @@ def test_matches_dense_linear_solve() -> None:
     np.fill_diagonal(weights, 0)
     edges = [(i, j, float(weights[i, j])) for i in range(n) for j in range(n) if weights[i, j]]
     seeds = {0: 1.0, 3: 1.0}
-    result = personalized_pagerank(list(range(n)), edges, seeds, max_iterations=1000,
-                                   tolerance=1e-12)
+    result = personalized_pagerank(
+        list(range(n)), edges, seeds, max_iterations=1000, tolerance=1e-12
+    )
     s = np.zeros(n)
     s[[0, 3]] = 0.5
     out = weights.sum(axis=1)
@@ -62,8 +63,10 @@ def test_helpers_and_errors() -> None:
         personalized_pagerank(["a"], [("a", "z", 1.0)], {"a": 1.0})
 
 
-@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.floats(0, 3)), max_size=20),
-       st.integers(0, 5))
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.floats(0, 3)), max_size=20),
+    st.integers(0, 5),
+)
 def test_scores_are_a_distribution(edges: list[tuple[int, int, float]], seed: int) -> None:
     result = personalized_pagerank(list(range(6)), edges, {seed: 1.0})
     assert sum(result.scores.values()) == pytest.approx(1.0)

@@ -71,8 +71,13 @@ def test_prune() -> None:
     assert [e.target for e in result.pruned] == [3]
 
 
-@given(st.lists(st.tuples(st.floats(0.1, 365), st.integers(0, 100), st.floats(0, 1)),
-                min_size=1, max_size=15))
+@given(
+    st.lists(
+        st.tuples(st.floats(0.1, 365), st.integers(0, 100), st.floats(0, 1)),
+        min_size=1,
+        max_size=15,
+    )
+)
 def test_replay_never_lowers_stability(rows: list[tuple[float, int, float]]) -> None:
     memories = [ReplayCandidate(str(i), s, n, NOW, e) for i, (s, n, e) in enumerate(rows)]
     outcome = replay(memories)

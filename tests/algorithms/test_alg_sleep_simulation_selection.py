@@ -46,8 +46,14 @@ def test_bad_input() -> None:
         novelty(-1)
 
 
-@given(st.floats(-5, 5), st.floats(0, 1), st.integers(0, 20), st.floats(-1, 1), st.floats(0, 1),
-       st.booleans())
+@given(
+    st.floats(-5, 5),
+    st.floats(0, 1),
+    st.integers(0, 20),
+    st.floats(-1, 1),
+    st.floats(0, 1),
+    st.booleans(),
+)
 def test_tag_in_unit_range(td: float, r: float, n: int, v: float, a: float, neuro: bool) -> None:
     assert 0.0 <= selection_tag(Experience("e", td, r, n, v, a), neuro) <= 1.0 + 1e-12
 

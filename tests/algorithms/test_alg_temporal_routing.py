@@ -62,6 +62,7 @@ def test_run_multi_route_calls_detected_routes_only() -> None:
         def run(query: str) -> list[str]:
             called.append(name)
             return ids
+
         return run
 
     retrievers = {

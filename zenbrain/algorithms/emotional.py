@@ -31,8 +31,9 @@ Deliberate differences from the original:
 - ALL-CAPS needs at least three letters, so short acronyms such as "AI" or "EU" do not
   count as shouting.
 - Accent stripping in addition to umlaut transliteration, so "glücklich", "gluecklich"
-  and "GLÜCKLICH" all match, and words that exist in both languages with different
-  meanings (German "die", "Gift", "toll") are left out of the lexicons.
+  and "GLÜCKLICH" all match. Words whose meaning differs between the two languages
+  (German "die", "Gift", "toll") are left out of the lexicons; English "bad" and German
+  "gut" stay, accepting that German "Bad" (bath) reads as mildly negative.
 """
 
 from __future__ import annotations

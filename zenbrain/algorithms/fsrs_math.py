@@ -157,12 +157,7 @@ def stability_after_lapse(stability: float, difficulty: float, retrievability: f
     """Stability after a lapse (forgot) at ``retrievability``; at most the old stability."""
     stability, difficulty = _check_state(stability, difficulty)
     r = require_unit("retrievability", retrievability)
-    factor = (
-        0.2
-        * difficulty**-0.4
-        * (stability + 1.0) ** 0.2
-        * (math.exp(0.02 * (1.0 - r)) - 1.0)
-    )
+    factor = 0.2 * difficulty**-0.4 * (stability + 1.0) ** 0.2 * (math.exp(0.02 * (1.0 - r)) - 1.0)
     return max(MIN_STABILITY, stability * max(_LAPSE_FLOOR, factor))
 
 

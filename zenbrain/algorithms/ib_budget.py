@@ -124,9 +124,7 @@ def retention_gain(item: BudgetItem) -> float:
     )
 
 
-def decide_retention(
-    item: BudgetItem, betas: Mapping[str, float] = DOMAIN_BETAS
-) -> BudgetDecision:
+def decide_retention(item: BudgetItem, betas: Mapping[str, float] = DOMAIN_BETAS) -> BudgetDecision:
     """Retain ``item`` iff ``gain · β > cost``."""
     beta = domain_beta(item.domain, betas)
     gain, cost = retention_gain(item), retention_cost(item)

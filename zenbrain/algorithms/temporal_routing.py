@@ -52,9 +52,7 @@ _NUMBER = (
     r"(?:\d+|ein|eine|einem|einer|zwei|drei|vier|fuenf|sechs|sieben|acht|neun|zehn|"
     r"paar|wenigen)"
 )
-_SPAN = (
-    r"(?:sekunden?|minuten?|stunden?|tag(?:en|e)?|wochen?|monat(?:en|e)?|jahr(?:en|e)?)"
-)
+_SPAN = r"(?:sekunden?|minuten?|stunden?|tag(?:en|e)?|wochen?|monat(?:en|e)?|jahr(?:en|e)?)"
 _CUES: Final[tuple[tuple[re.Pattern[str], TemporalRoute, float], ...]] = (
     (re.compile(r"\bwhen (?:did|was|were|is|are|do|does|have|has|had|will)\b"), "absolute", 0.95),
     (re.compile(r"\bwann\b"), "absolute", 0.95),

@@ -9,7 +9,7 @@ reproducible.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from fsrs import Card, Rating, Scheduler
 
@@ -21,13 +21,13 @@ _SCHEDULER = Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=Fa
 
 def first_schedule(now: datetime) -> dict[str, Any]:
     card, _ = _SCHEDULER.review_card(Card(card_id=1), Rating.Good, now)
-    return card.to_dict()
+    return dict(card.to_dict())
 
 
 def review(card_state: dict[str, Any], grade: int, now: datetime) -> dict[str, Any]:
-    card, _ = _SCHEDULER.review_card(Card.from_dict(card_state), GRADES[grade], now)
-    return card.to_dict()
+    card, _ = _SCHEDULER.review_card(Card.from_dict(cast(Any, card_state)), GRADES[grade], now)
+    return dict(card.to_dict())
 
 
 def retrievability(card_state: dict[str, Any], now: datetime) -> float:
-    return float(_SCHEDULER.get_card_retrievability(Card.from_dict(card_state), now))
+    return float(_SCHEDULER.get_card_retrievability(Card.from_dict(cast(Any, card_state)), now))

@@ -26,7 +26,9 @@ _PROCEDURE_MARKERS = re.compile(
     r"|\bprocedure\s*:|\binstructions\s*:|^\s*anleitung\b|\bschritte\s*:|^\s*so\s+geht",
     re.IGNORECASE | re.MULTILINE,
 )
-_STEP_LINE = re.compile(r"^\s*(?:\d+\s*[.):]\s*|[-*•]\s+|step\s+\d+\s*[:.]\s*|schritt\s+\d+\s*[:.]\s*)", re.I)
+_STEP_LINE = re.compile(
+    r"^\s*(?:\d+\s*[.):]\s*|[-*•]\s+|step\s+\d+\s*[:.]\s*|schritt\s+\d+\s*[:.]\s*)", re.I
+)
 
 
 def _step_lines(content: str) -> list[str]:

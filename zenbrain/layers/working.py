@@ -72,7 +72,9 @@ class WorkingMemory:
         evicted = None
         if len(self._slots) >= self.capacity:
             # Least relevant first; among equals the oldest goes.
-            evicted = min(self._slots, key=lambda s: (s.relevance(now, self.decay_per_minute), s.added_at))
+            evicted = min(
+                self._slots, key=lambda s: (s.relevance(now, self.decay_per_minute), s.added_at)
+            )
             self._slots.remove(evicted)
         self._slots.append(slot)
         return slot, evicted
@@ -89,7 +91,9 @@ class WorkingMemory:
         for i, slot in enumerate(self._slots):
             if slot.id == slot_id:
                 current = slot.relevance(now, self.decay_per_minute)
-                self._slots[i] = replace(slot, added_at=now, initial_relevance=min(1.0, current + amount))
+                self._slots[i] = replace(
+                    slot, added_at=now, initial_relevance=min(1.0, current + amount)
+                )
                 return True
         return False
 

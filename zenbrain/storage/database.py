@@ -114,7 +114,9 @@ class Database:
                 metadata.create_all(conn, checkfirst=True)
                 self.lexical.install(conn)
                 if version is None:
-                    conn.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
+                    conn.execute(
+                        meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION))
+                    )
         except OperationalError as exc:
             raise DatabaseNotWritableError(
                 f"cannot initialise the zenbrain database at {self.path or self.url}: {exc.orig}. "

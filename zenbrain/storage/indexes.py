@@ -57,7 +57,12 @@ class LexicalIndex(Protocol):
         ...
 
     def document_frequencies(
-        self, conn: Connection, namespace: str, layer: str, terms: Sequence[str], context: str | None
+        self,
+        conn: Connection,
+        namespace: str,
+        layer: str,
+        terms: Sequence[str],
+        context: str | None,
     ) -> dict[str, int]: ...
 
 

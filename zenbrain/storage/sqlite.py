@@ -68,9 +68,15 @@ class SqliteLexicalIndex:
         for row in rows:
             scope, ctx = scope_tokens(row.namespace, row.layer, row.context)
             params.append(
-                {"pk": row.pk, "scope": f"{scope} {ctx}" if ctx else scope, "terms": " ".join(row.terms)}
+                {
+                    "pk": row.pk,
+                    "scope": f"{scope} {ctx}" if ctx else scope,
+                    "terms": " ".join(row.terms),
+                }
             )
-        conn.execute(text("INSERT INTO zb_fts(rowid, scope, terms) VALUES (:pk, :scope, :terms)"), params)
+        conn.execute(
+            text("INSERT INTO zb_fts(rowid, scope, terms) VALUES (:pk, :scope, :terms)"), params
+        )
 
     def remove(self, conn: Connection, pks: Sequence[int]) -> None:
         if pks:
@@ -104,7 +110,12 @@ class SqliteLexicalIndex:
         return [int(r[0]) for r in rows]
 
     def document_frequencies(
-        self, conn: Connection, namespace: str, layer: str, terms: Sequence[str], context: str | None
+        self,
+        conn: Connection,
+        namespace: str,
+        layer: str,
+        terms: Sequence[str],
+        context: str | None,
     ) -> dict[str, int]:
         scope = self._scope_filter(namespace, layer, context)
         counts = {}

@@ -11,7 +11,7 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
 
@@ -54,6 +54,12 @@ class ZenBrainRetriever(BaseRetriever):
     context: str | None = None
     """Cross-context domain to recall in (e.g. ``"work"``), or ``None`` for all."""
 
+    @field_validator("layers", mode="before")
+    @classmethod
+    def _one_layer_is_a_list(cls, value: Any) -> Any:
+        # A single layer name is a common slip; accept it as a one-element list.
+        return [value] if isinstance(value, str) else value
+
     def _recall_options(self, overrides: dict[str, Any]) -> dict[str, Any]:
         unknown = set(overrides) - _PER_CALL_OPTIONS - _IGNORED_OPTIONS
         if unknown:
@@ -62,10 +68,7 @@ class ZenBrainRetriever(BaseRetriever):
                 f"expected some of {sorted(_PER_CALL_OPTIONS)}."
             )
         options = {name: overrides.get(name, getattr(self, name)) for name in _PER_CALL_OPTIONS}
-        layers = options["layers"]
-        if isinstance(layers, str):
-            # A single layer name is a common slip; a bare string would be split into letters.
-            layers = [layers]
+        layers = self._one_layer_is_a_list(options["layers"])
         return {
             "layers": list(layers) if isinstance(layers, Sequence) else layers,
             "limit": options["k"],

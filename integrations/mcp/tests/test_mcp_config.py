@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from zenbrain_mcp import DEFAULT_CONTEXTS, check_writable, resolve_contexts, resolve_db
 
 from zenbrain.errors import DatabaseNotWritableError, InvalidInputError
-from zenbrain_mcp import DEFAULT_CONTEXTS, check_writable, resolve_contexts, resolve_db
 
 
 def test_default_database_is_zenbrain_db_in_the_start_directory(tmp_path: Path) -> None:

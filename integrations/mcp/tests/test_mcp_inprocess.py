@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
+from mcp.types import TextContent
+from zenbrain_mcp import create_server, mcp_tools
 
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
 from zenbrain.tools import TOOLS
-from zenbrain_mcp import create_server, mcp_tools
 
 
 @pytest.fixture
@@ -54,7 +55,9 @@ async def test_store_recall_forget_round_trip_with_structured_output(
         )
         assert stored.is_error is False
         assert stored.structured_content is not None
-        assert json.loads(stored.content[0].text) == stored.structured_content
+        text = stored.content[0]
+        assert isinstance(text, TextContent)
+        assert json.loads(text.text) == stored.structured_content
         memory_id = stored.structured_content["id"]
 
         recalled = await client.call_tool(

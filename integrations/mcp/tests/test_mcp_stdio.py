@@ -6,7 +6,9 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters
@@ -53,48 +55,79 @@ async def test_a_file_store_persists_between_two_server_runs(tmp_path: Path) -> 
     assert health.structured_content["semantic"]["count"] == 1
 
 
-def _jsonrpc(*messages: dict[str, object]) -> str:
-    return "".join(json.dumps(message) + "\n" for message in messages)
+def _send(process: subprocess.Popen[str], message: dict[str, object]) -> None:
+    assert process.stdin is not None
+    process.stdin.write(json.dumps(message) + "\n")
+    process.stdin.flush()
+
+
+def _reply(process: subprocess.Popen[str], request_id: int, seen: list[str]) -> dict[str, Any]:
+    assert process.stdout is not None
+    while True:
+        line = process.stdout.readline()
+        assert line, "the server closed stdout before replying"
+        seen.append(line)
+        message: dict[str, Any] = json.loads(line)  # every stdout line must be JSON-RPC
+        if message.get("id") == request_id:
+            return message
 
 
 @pytest.mark.slow
 def test_stdout_carries_only_protocol_and_diagnostics_go_to_stderr(tmp_path: Path) -> None:
-    session = _jsonrpc(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw-test", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": "zenbrain_store", "arguments": {"content": "Raw stdio note"}},
-        },
-    )
     env = {**os.environ, "ZENBRAIN_DB": str(tmp_path / "raw.db")}
-    done = subprocess.run(
+    process = subprocess.Popen(
         [PYTHON, "-m", "zenbrain_mcp"],
-        input=session,
-        capture_output=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         cwd=tmp_path,
         env=env,
-        timeout=60,
     )
-    assert done.returncode == 0, done.stderr
-    lines = [line for line in done.stdout.splitlines() if line.strip()]
-    replies = [json.loads(line) for line in lines]  # every stdout line is JSON-RPC
-    assert all(reply["jsonrpc"] == "2.0" for reply in replies)
-    call = next(reply for reply in replies if reply.get("id") == 2)
+    # A hung server must fail the test, not hang it.
+    watchdog = threading.Timer(60, process.kill)
+    watchdog.start()
+    seen: list[str] = []
+    try:
+        _send(
+            process,
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw-test", "version": "0"},
+                },
+            },
+        )
+        assert _reply(process, 1, seen)["result"]["serverInfo"]["name"] == "zenbrain"
+        _send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        _send(
+            process,
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "zenbrain_store", "arguments": {"content": "Raw stdio note"}},
+            },
+        )
+        call = _reply(process, 2, seen)
+        assert process.stdin is not None
+        process.stdin.close()
+        assert process.wait(timeout=30) == 0
+        assert process.stdout is not None and process.stderr is not None
+        rest = process.stdout.read()
+        stderr = process.stderr.read()
+    finally:
+        watchdog.cancel()
+        process.kill()
+        process.wait()
     assert call["result"]["structuredContent"]["layer"] == "semantic"
-    assert "raw.db" in done.stderr  # the startup diagnostic went to stderr
+    assert all(json.loads(line)["jsonrpc"] == "2.0" for line in [*seen, *rest.splitlines()])
+    assert "raw.db" in stderr  # the startup diagnostic went to stderr, not stdout
+    assert not any("raw.db" in line for line in seen)
 
 
 @pytest.mark.slow
