@@ -168,6 +168,7 @@ class BenchmarkRun:
     ks: tuple[int, ...]
     started_at: datetime
     cpu_count: int
+    load_average: float | None = None  # 1-minute load when the run started (None off Unix)
 
     def result(self, name: str) -> SystemResult:
         for result in self.results:
@@ -249,12 +250,15 @@ def run_benchmark(
         raise InvalidInputError("no conversations to benchmark")
     if not ks or any(k <= 0 for k in ks):
         raise InvalidInputError(f"ks must be positive integers, got {list(ks)}")
+    if not systems:
+        raise InvalidInputError(f"no systems given; choose from {', '.join(SYSTEM_NAMES)}")
     unknown = [name for name in systems if name not in SYSTEM_NAMES]
     if unknown:
         raise InvalidInputError(
             f"unknown system(s) {', '.join(unknown)}; choose from {', '.join(SYSTEM_NAMES)}"
         )
     started_at = datetime.now(UTC)
+    load_average = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     ks = tuple(sorted(set(ks)))
     embedder = embedder_factory or default_embedder_factory(cache_dir)
     results: list[SystemResult] = []
@@ -287,6 +291,7 @@ def run_benchmark(
         ks=ks,
         started_at=started_at,
         cpu_count=os.cpu_count() or 1,
+        load_average=load_average,
     )
 
 

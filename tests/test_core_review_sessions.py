@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
@@ -23,13 +22,13 @@ def test_new_facts_get_an_fsrs_schedule_and_fall_due(memory: MemoryCoordinator) 
     assert queue[0].stability == pytest.approx(2.3065)  # FSRS-6 initial stability for "good"
 
 
-def test_recording_a_review_moves_the_due_date_and_persists(db_path: Path) -> None:
-    with MemoryCoordinator(db_path) as memory:
+def test_recording_a_review_moves_the_due_date_and_persists(store_location: str) -> None:
+    with MemoryCoordinator(store_location) as memory:
         fid = memory.store("Old fact", created_at=datetime.now(UTC) - timedelta(days=5))
         easy = memory.record_review(fid, 4)
         assert easy.due > datetime.now(UTC) + timedelta(days=5)
         assert memory.review_queue() == []
-    with MemoryCoordinator(db_path) as memory:
+    with MemoryCoordinator(store_location) as memory:
         assert memory.review_queue() == []
         again = memory.record_review(fid, 1)
         assert again.due < easy.due
@@ -55,8 +54,8 @@ def test_procedure_feedback_is_a_running_mean(memory: MemoryCoordinator) -> None
     assert memory.procedure_feedback(pid, False) == pytest.approx(0.5)
 
 
-def test_sessions_window_and_restart(db_path: Path) -> None:
-    with MemoryCoordinator(db_path) as memory:
+def test_sessions_window_and_restart(store_location: str) -> None:
+    with MemoryCoordinator(store_location) as memory:
         memory.start_session("first")
         for i in range(60):
             memory.add_interaction("user" if i % 2 == 0 else "assistant", f"message {i}", {"n": i})
@@ -68,7 +67,7 @@ def test_sessions_window_and_restart(db_path: Path) -> None:
         assert memory.health().short_term["interactions"] == 50
         memory.start_session("second")
         assert memory.conversation() == []
-    with MemoryCoordinator(db_path) as memory:
+    with MemoryCoordinator(store_location) as memory:
         assert memory.session_id == "second"
         memory.start_session("first")  # resuming keeps its messages
         assert len(memory.conversation()) == 50
@@ -112,8 +111,8 @@ class SlowEmbedder:
         return self.embed_documents(texts)
 
 
-async def test_async_twins_do_not_block_the_event_loop(db_path: Path) -> None:
-    memory = MemoryCoordinator(db_path, embedder=SlowEmbedder())
+async def test_async_twins_do_not_block_the_event_loop(store_location: str) -> None:
+    memory = MemoryCoordinator(store_location, embedder=SlowEmbedder())
     ticks = 0
 
     async def ticker() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import pwd
-import stat
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -47,10 +47,10 @@ def _pid_alive(pid: int) -> bool:
         return False
 
 
-@pytest.fixture(scope="module")
-def pg_server_url() -> Iterator[str]:
-    with start_postgres() as url:
-        yield url
+@pytest.fixture
+def pg_server_url(postgres_url: str) -> str:
+    """The session's server (``postgres_url`` from zenbrain.testing.pytest_postgres)."""
+    return postgres_url
 
 
 @pytest.fixture
@@ -281,7 +281,6 @@ def test_server_runs_from_a_private_copy_of_the_binaries() -> None:
     assert distance == pytest.approx(1.0)
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(not RUNNING_AS_ROOT, reason="only root hands the server to another user")
 def test_root_copies_binaries_the_server_user_cannot_reach(tmp_path: Path) -> None:
     # Simulate a virtualenv under /root: a 0700 directory the 'nobody' user cannot enter.

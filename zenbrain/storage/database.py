@@ -111,7 +111,12 @@ class Database:
                         f"this zenbrain understands up to {SCHEMA_VERSION}: upgrade zenbrain"
                     )
                 # Version 1 is the first schema; later versions add steps here, in order.
-                metadata.create_all(conn, checkfirst=True)
+                tables = [
+                    table
+                    for table in metadata.sorted_tables
+                    if self.dialect == "sqlite" or table.name != "zb_vectors"  # pgvector instead
+                ]
+                metadata.create_all(conn, tables=tables, checkfirst=True)
                 self.lexical.install(conn)
                 if version is None:
                     conn.execute(

@@ -24,7 +24,6 @@ import contextlib
 import ctypes
 import itertools
 import os
-import pwd
 import re
 import shutil
 import signal
@@ -39,9 +38,12 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zenbrain.errors import InvalidInputError, MissingDependencyError, ZenbrainError
+
+if TYPE_CHECKING:
+    import pwd
 
 __all__ = [
     "EXTERNAL_URL_ENV",
@@ -269,6 +271,11 @@ class ThrowawayPostgres:
         """Initialise a cluster, start the server, create the database; return its URL."""
         if self._root is not None:
             raise PostgresServerError("This server is already started; call stop() first.")
+        if os.name != "posix":
+            raise PostgresServerError(
+                "The throwaway server supports Linux and macOS; elsewhere point "
+                f"{EXTERNAL_URL_ENV} at a PostgreSQL server with pgvector."
+            )
         pginstall, client_libs = _install_dirs()
         atexit.register(self.stop)
         try:
@@ -290,7 +297,9 @@ class ThrowawayPostgres:
             _terminate(process)
         root, self._root = self._root, None
         self._port = None
+        self._bin_dir = None
         self._installed_extensions = ()
+        self._copied_binaries = False
         if root is not None:
             try:
                 shutil.rmtree(root)
@@ -315,6 +324,9 @@ class ThrowawayPostgres:
         return self._port
 
     def _prepare_root(self) -> None:
+        import pwd
+
+        self._run_as = None
         if os.geteuid() == 0:
             try:
                 self._run_as = pwd.getpwnam(_UNPRIVILEGED_USER)
@@ -424,7 +436,7 @@ class ThrowawayPostgres:
         return True
 
     def _subprocess_identity(self) -> dict[str, Any]:
-        """Keyword arguments that run a child as the unprivileged user (empty when not root)."""
+        """Keyword arguments for subprocess: a clean environment, and the server user under root."""
         # cwd must be reachable by that user: postgres resolves its own path relative to it.
         cwd = str(self._root) if self._root is not None else "/"
         # The caller's PG* variables (PGDATA, PGOPTIONS, ...) must not leak into this cluster.

@@ -16,6 +16,7 @@ from langchain_core.messages import (
     message_to_dict,
     messages_from_dict,
 )
+
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
 from zenbrain.types import Interaction

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.documents import Document
+
 from zenbrain.types import RecallResult
 
 __all__ = ["ZENBRAIN_METADATA_KEYS", "recall_result_to_document"]

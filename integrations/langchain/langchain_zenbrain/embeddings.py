@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from langchain_core.embeddings import Embeddings
+
 from zenbrain.errors import InvalidInputError, ProviderError
 
 __all__ = ["LangChainEmbeddings"]

@@ -12,10 +12,10 @@ from langchain_core.callbacks import (
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, field_validator
-from zenbrain import MemoryCoordinator
-from zenbrain.errors import InvalidInputError
 
 from langchain_zenbrain.documents import recall_result_to_document
+from zenbrain import MemoryCoordinator
+from zenbrain.errors import InvalidInputError
 
 __all__ = ["ZenBrainRetriever"]
 

@@ -12,9 +12,10 @@ How LangGraph's model maps onto zenbrain's:
   value and the timestamps travel in the memory's metadata.
 * ``put`` on an existing key stores the new memory, then forgets the old one; a ``None``
   value forgets it. ``search`` with a ``query`` is zenbrain's ``recall`` (lexical, or
-  hybrid with an embedder) in every namespace under the prefix, merged by score; without
-  a query it lists items, most recently updated first. ``filter`` matches value fields
-  like LangGraph's stores do (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``).
+  hybrid with an embedder) in every namespace under the prefix, merged by score, matches
+  only; without a query it lists items, most recently updated first. ``filter`` matches
+  value fields like LangGraph's stores do (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``,
+  ``$lte``).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from langgraph.store.base import (
 )
 from langgraph.store.base.embed import get_text_at_path
 from sqlalchemy import select
+
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
 from zenbrain.storage.schema import memories
@@ -58,6 +60,9 @@ INDEXED_FIELD = "langgraph_indexed"
 _SEPARATOR = "."
 _MAX_NAMESPACE_CHARS = 200
 _MAX_RECALL = 1000
+# Any score above 0: a query search returns matches only, not zenbrain's score-0 fill-ins
+# (recent memories offered when a layer has no match at all).
+_MATCHES_ONLY = 1e-9
 _ItemLayer = Literal["semantic", "episodic"]
 
 
@@ -170,6 +175,7 @@ class ZenBrainStore(BaseStore):
         previous = self._find(op.namespace, op.key)
         if op.value is not None:
             value = dict(op.value)
+            _check_json(value)
             now = datetime.now(UTC)
             created = previous[0].item.created_at if previous else now
             text = self._searchable_text(value, op.index)
@@ -180,7 +186,6 @@ class ZenBrainStore(BaseStore):
                 UPDATED_FIELD: now.isoformat(),
                 INDEXED_FIELD: op.index is not False,
             }
-            _check_json(value)
             view.store(text, layer=self._layer, metadata=metadata, created_at=created)
         for stored in previous:
             view.forget(stored.memory_id, stored.layer)
@@ -239,6 +244,7 @@ class ZenBrainStore(BaseStore):
             raise InvalidInputError(
                 f"search needs a non-negative limit and offset, got {op.limit} and {op.offset}."
             )
+        _check_filter(op.filter)
         if op.query is not None and op.query.strip():
             return self._recall(op)
         exact, prefix = self._in_prefix(op.namespace_prefix)
@@ -259,7 +265,9 @@ class ZenBrainStore(BaseStore):
         ranked: list[tuple[float, Item]] = []
         for namespace in namespaces:
             view = self.coordinator_for(namespace)
-            results = view.recall(op.query, layers=[self._layer], limit=pool)
+            results = view.recall(
+                op.query, layers=[self._layer], limit=pool, min_score=_MATCHES_ONLY
+            )
             for result in results:
                 item = _recalled_item(namespace, result)
                 if item is None or not result.metadata.get(INDEXED_FIELD, True):
@@ -386,6 +394,24 @@ def _value_matches(actual: Any, wanted: Any) -> bool:
             _value_matches(actual.get(name), nested) for name, nested in wanted.items()
         )
     return bool(actual == wanted)
+
+
+_OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
+
+
+def _check_filter(conditions: Any) -> None:
+    """Refuse unknown operators before searching, so a typo is never an empty result."""
+    if conditions is None:
+        return
+    if not isinstance(conditions, Mapping):
+        raise InvalidInputError(f"A search filter must be a dict, got {conditions!r}.")
+    for name, wanted in conditions.items():
+        if isinstance(name, str) and name.startswith("$") and name not in _OPERATORS:
+            raise InvalidInputError(
+                f"Unsupported filter operator {name!r}; use $eq, $ne, $gt, $gte, $lt or $lte."
+            )
+        if isinstance(wanted, Mapping):
+            _check_filter(wanted)
 
 
 def _compare(actual: Any, operator: str, operand: Any) -> bool:

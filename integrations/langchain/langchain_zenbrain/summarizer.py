@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
+
 from zenbrain.errors import InvalidInputError, ProviderError
 
 __all__ = ["DEFAULT_SUMMARY_INSTRUCTIONS", "LangChainSummarizer"]

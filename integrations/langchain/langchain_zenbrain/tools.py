@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool
+
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
 from zenbrain.tools import TOOLS, ToolDefinition, adispatch, dispatch
@@ -23,12 +24,13 @@ __all__ = ["create_zenbrain_tools"]
 def _as_tool(coordinator: MemoryCoordinator, definition: ToolDefinition) -> StructuredTool:
     name = definition.name
 
-    def call(**arguments: Any) -> str:
-        return json.dumps(dispatch(coordinator, name, arguments), ensure_ascii=False)
+    def call(**arguments: Any) -> tuple[str, dict[str, Any]]:
+        result = dispatch(coordinator, name, arguments)
+        return json.dumps(result, ensure_ascii=False), result
 
-    async def acall(**arguments: Any) -> str:
+    async def acall(**arguments: Any) -> tuple[str, dict[str, Any]]:
         result = await adispatch(coordinator, name, arguments)
-        return json.dumps(result, ensure_ascii=False)
+        return json.dumps(result, ensure_ascii=False), result
 
     return StructuredTool(
         name=name,
@@ -37,6 +39,8 @@ def _as_tool(coordinator: MemoryCoordinator, definition: ToolDefinition) -> Stru
         args_schema=dict(definition.parameters),
         func=call,
         coroutine=acall,
+        # The model reads the JSON text; the dict rides along as the ToolMessage artifact.
+        response_format="content_and_artifact",
         metadata={"title": definition.title, "annotations": dict(definition.annotations)},
     )
 
@@ -47,7 +51,9 @@ def create_zenbrain_tools(
     """LangChain tools for ``coordinator``: all five (``zenbrain_store``, ``zenbrain_recall``,
     ``zenbrain_forget``, ``zenbrain_consolidate``, ``zenbrain_health``) or those in ``names``.
 
-    Each tool returns the JSON text of :func:`zenbrain.tools.dispatch`'s answer.
+    Each tool answers with the JSON text of :func:`zenbrain.tools.dispatch`'s result (errors
+    included, as ``{"error": {...}}``); called with a tool call, the returned ``ToolMessage``
+    carries the result dict as its ``artifact``.
     """
     definitions = {definition.name: definition for definition in TOOLS}
     wanted = list(definitions) if names is None else list(names)

@@ -13,10 +13,10 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
+from langchain_zenbrain import ZenBrainChatMessageHistory
+
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
-
-from langchain_zenbrain import ZenBrainChatMessageHistory
 
 CONVERSATION: list[BaseMessage] = [
     SystemMessage("You are a helpful gardening assistant."),

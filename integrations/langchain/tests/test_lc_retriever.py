@@ -11,10 +11,10 @@ import pytest
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_tests.integration_tests import RetrieversIntegrationTests
+from langchain_zenbrain import ZenBrainRetriever
+
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError, UnknownLayerError
-
-from langchain_zenbrain import ZenBrainRetriever
 
 GARDEN_NOTES = [
     "The tomatoes in the garden need water every morning.",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agents import FunctionTool
+from agents import FunctionTool, Tool
 from agents.tool_context import ToolContext
 
 from zenbrain import MemoryCoordinator
@@ -43,11 +43,12 @@ def memory_tool(
     )
 
 
-def memory_tools(coordinator: MemoryCoordinator, *, strict: bool = True) -> list[FunctionTool]:
+def memory_tools(coordinator: MemoryCoordinator, *, strict: bool = True) -> list[Tool]:
     """``zenbrain_store``, ``zenbrain_recall``, ``zenbrain_forget``, ``zenbrain_consolidate``
     and ``zenbrain_health`` acting on ``coordinator``, ready for ``Agent(tools=...)``.
 
     ``strict`` (the default) sends OpenAI strict schemas: every argument present, optional
-    ones as ``null``.
+    ones as ``null``. Each entry is a ``FunctionTool`` (typed as ``Tool`` so the list can be
+    passed straight to ``Agent(tools=...)``).
     """
     return [memory_tool(coordinator, definition, strict=strict) for definition in TOOLS]

@@ -1,0 +1,247 @@
+"""PostgreSQL specifics: a tsvector/GIN index for words and pgvector with HNSW for vectors.
+
+Needs ``pip install 'zenbrain[postgres]'`` (psycopg 3 and pgvector) and a server where the
+``vector`` extension is available (the library runs ``CREATE EXTENSION IF NOT EXISTS vector``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Connection, Engine, create_engine, text
+
+from zenbrain.errors import MissingDependencyError, StorageError
+from zenbrain.storage.indexes import IndexedText, IndexedVector
+from zenbrain.storage.sqlite import scope_tokens
+
+__all__ = ["PostgresLexicalIndex", "PostgresVectorIndex", "open_postgres"]
+
+HNSW_M = 16
+HNSW_EF_CONSTRUCTION = 64
+
+
+def open_postgres(url: str) -> tuple[Engine, PostgresLexicalIndex, PostgresVectorIndex]:
+    try:
+        import pgvector.psycopg  # noqa: F401
+        import psycopg  # noqa: F401
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "PostgreSQL support needs psycopg and pgvector, which are not installed. "
+            "Install them with: pip install 'zenbrain[postgres]'"
+        ) from exc
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        url = "postgresql+psycopg://" + url.split("://", 1)[1]
+    engine = create_engine(url, pool_pre_ping=True, pool_size=8, max_overflow=8)
+    try:
+        with engine.begin() as conn:
+            conn.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS vector")
+    except Exception as exc:
+        engine.dispose()
+        raise StorageError(
+            f"cannot prepare PostgreSQL at {engine.url.render_as_string(hide_password=True)}: "
+            f"{exc}. The server needs the pgvector extension, and the user the right to "
+            "CREATE EXTENSION (or ask an administrator to run CREATE EXTENSION vector once)."
+        ) from exc
+    return engine, PostgresLexicalIndex(), PostgresVectorIndex()
+
+
+def _scope_values(namespace: str, layer: str, context: str | None) -> dict[str, Any]:
+    scope, ctx = scope_tokens(namespace, layer, context)
+    return {"scope": scope, "ctx": ctx}
+
+
+class PostgresLexicalIndex:
+    """Folded terms in a ``tsvector`` (the 'simple' configuration: zenbrain folds and drops
+    stopwords itself), a GIN index over them, and a b-tree over the scope."""
+
+    def install(self, conn: Connection) -> None:
+        conn.exec_driver_sql(
+            "CREATE TABLE IF NOT EXISTS zb_lexical ("
+            " memory_pk BIGINT PRIMARY KEY REFERENCES zb_memories(pk) ON DELETE CASCADE,"
+            " scope TEXT NOT NULL, ctx TEXT, terms TSVECTOR NOT NULL)"
+        )
+        conn.exec_driver_sql(
+            "CREATE INDEX IF NOT EXISTS zb_lexical_terms ON zb_lexical USING GIN (terms)"
+        )
+        conn.exec_driver_sql(
+            "CREATE INDEX IF NOT EXISTS zb_lexical_scope ON zb_lexical (scope, ctx)"
+        )
+
+    def add(self, conn: Connection, rows: Sequence[IndexedText]) -> None:
+        if not rows:
+            return
+        conn.execute(
+            text(
+                "INSERT INTO zb_lexical (memory_pk, scope, ctx, terms) "
+                "VALUES (:pk, :scope, :ctx, to_tsvector('simple', :terms))"
+            ),
+            [
+                {
+                    "pk": r.pk,
+                    "terms": " ".join(r.terms),
+                    **_scope_values(r.namespace, r.layer, r.context),
+                }
+                for r in rows
+            ],
+        )
+
+    def remove(self, conn: Connection, pks: Sequence[int]) -> None:
+        if pks:
+            conn.execute(
+                text("DELETE FROM zb_lexical WHERE memory_pk = ANY(:pks)"), {"pks": list(pks)}
+            )
+
+    @staticmethod
+    def _where(context: str | None) -> str:
+        return "scope = :scope" + (" AND ctx = :ctx" if context is not None else "")
+
+    def candidates(
+        self,
+        conn: Connection,
+        namespace: str,
+        layer: str,
+        terms: Sequence[str],
+        context: str | None,
+        limit: int,
+    ) -> list[int]:
+        if not terms:
+            return []
+        query = " | ".join(dict.fromkeys(terms))
+        rows = conn.execute(
+            text(
+                "SELECT memory_pk FROM zb_lexical, to_tsquery('simple', :query) q "
+                f"WHERE {self._where(context)} AND terms @@ q "
+                "ORDER BY ts_rank_cd(terms, q, 1) DESC, memory_pk DESC LIMIT :limit"
+            ),
+            {"query": query, "limit": limit, **_scope_values(namespace, layer, context)},
+        )
+        return [int(r[0]) for r in rows]
+
+    def document_frequencies(
+        self,
+        conn: Connection,
+        namespace: str,
+        layer: str,
+        terms: Sequence[str],
+        context: str | None,
+    ) -> dict[str, int]:
+        counts = {}
+        scope = _scope_values(namespace, layer, context)
+        for term in dict.fromkeys(terms):
+            counts[term] = int(
+                conn.execute(
+                    text(
+                        f"SELECT count(*) FROM zb_lexical WHERE {self._where(context)} "
+                        "AND terms @@ to_tsquery('simple', :term)"
+                    ),
+                    {"term": term, **scope},
+                ).scalar_one()
+            )
+        return counts
+
+
+class PostgresVectorIndex:
+    """A ``vector(dimension)`` column with an HNSW index (cosine), filtered by scope."""
+
+    def __init__(self) -> None:
+        self._ready = False
+
+    def _exists(self, conn: Connection) -> bool:
+        if not self._ready:
+            self._ready = bool(
+                conn.exec_driver_sql("SELECT to_regclass('zb_pgvectors') IS NOT NULL").scalar()
+            )
+        return self._ready
+
+    def install(self, conn: Connection, dimension: int) -> None:
+        conn.exec_driver_sql(
+            "CREATE TABLE IF NOT EXISTS zb_pgvectors ("
+            " memory_pk BIGINT PRIMARY KEY REFERENCES zb_memories(pk) ON DELETE CASCADE,"
+            " namespace TEXT NOT NULL, layer TEXT NOT NULL, context TEXT,"
+            f" embedding vector({int(dimension)}) NOT NULL)"
+        )
+        conn.exec_driver_sql(
+            "CREATE INDEX IF NOT EXISTS zb_pgvectors_hnsw ON zb_pgvectors "
+            f"USING hnsw (embedding vector_cosine_ops) WITH (m = {HNSW_M}, "
+            f"ef_construction = {HNSW_EF_CONSTRUCTION})"
+        )
+        conn.exec_driver_sql(
+            "CREATE INDEX IF NOT EXISTS zb_pgvectors_scope ON zb_pgvectors (namespace, layer)"
+        )
+        self._ready = True
+
+    @staticmethod
+    def _literal(vector: np.ndarray) -> str:
+        return "[" + ",".join(f"{float(x):.7g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
+
+    def add(self, conn: Connection, rows: Sequence[IndexedVector]) -> None:
+        if not rows:
+            return
+        conn.execute(
+            text(
+                "INSERT INTO zb_pgvectors (memory_pk, namespace, layer, context, embedding) "
+                "VALUES (:pk, :namespace, :layer, :context, CAST(:embedding AS vector))"
+            ),
+            [
+                {
+                    "pk": r.pk,
+                    "namespace": r.namespace,
+                    "layer": r.layer,
+                    "context": r.context,
+                    "embedding": self._literal(r.vector),
+                }
+                for r in rows
+            ],
+        )
+
+    def remove(self, conn: Connection, pks: Sequence[int]) -> None:
+        if pks and self._exists(conn):
+            conn.execute(
+                text("DELETE FROM zb_pgvectors WHERE memory_pk = ANY(:pks)"), {"pks": list(pks)}
+            )
+
+    def nearest(
+        self,
+        conn: Connection,
+        namespace: str,
+        layer: str,
+        query: np.ndarray,
+        context: str | None,
+        limit: int,
+    ) -> list[tuple[int, float]]:
+        if not self._exists(conn):
+            return []
+        # Filtered HNSW scans stop early unless iterative scans are on (pgvector >= 0.8).
+        conn.exec_driver_sql("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        conn.exec_driver_sql(f"SET LOCAL hnsw.ef_search = {max(40, int(limit))}")
+        where = "namespace = :namespace AND layer = :layer"
+        if context is not None:
+            where += " AND context = :context"
+        rows = conn.execute(
+            text(
+                "SELECT memory_pk, 1 - (embedding <=> CAST(:q AS vector)) AS similarity "
+                f"FROM zb_pgvectors WHERE {where} "
+                "ORDER BY embedding <=> CAST(:q AS vector) LIMIT :limit"
+            ),
+            {
+                "q": self._literal(query),
+                "namespace": namespace,
+                "layer": layer,
+                "context": context,
+                "limit": limit,
+            },
+        ).all()
+        ranked = sorted(((int(pk), float(sim)) for pk, sim in rows), key=lambda r: -r[1])
+        return ranked
+
+    def missing(self, conn: Connection, namespace: str, limit: int) -> list[int]:
+        if not self._exists(conn):
+            query = "SELECT pk FROM zb_memories WHERE namespace = :ns ORDER BY pk LIMIT :limit"
+        else:
+            query = (
+                "SELECT m.pk FROM zb_memories m LEFT JOIN zb_pgvectors v ON v.memory_pk = m.pk "
+                "WHERE m.namespace = :ns AND v.memory_pk IS NULL ORDER BY m.pk LIMIT :limit"
+            )
+        return [int(r[0]) for r in conn.execute(text(query), {"ns": namespace, "limit": limit})]
