@@ -17,6 +17,13 @@ def test_folding_finds_umlauts_and_accents(memory: MemoryCoordinator) -> None:
     assert memory.recall("cafe creme", min_score=0.1)[0].content.startswith("Café crème")
 
 
+def test_non_latin_scripts_are_searchable(memory: MemoryCoordinator) -> None:
+    memory.store("Встреча с командой в Москве")
+    memory.store("会議は 東京 で行います")
+    assert memory.recall("москве", min_score=0.1)[0].content.startswith("Встреча")
+    assert memory.recall("東京", min_score=0.1)[0].content.startswith("会議")
+
+
 def test_rare_words_weigh_more_than_common_ones(memory: MemoryCoordinator) -> None:
     for i in range(20):
         memory.store(f"Project note {i}: the project is on track")

@@ -2,9 +2,10 @@
 
 Folding makes "Kieler Förde", "kieler foerde" and "KIELER FORDE"-with-accents meet:
 case folded, German umlauts transliterated (ä→ae, ö→oe, ü→ue, ß→ss), remaining accents
-stripped. Tokens are runs of ASCII letters and digits after folding, at least two characters
+stripped. Tokens are runs of letters and digits after folding, at least two characters
 long, minus a small English and German stopword list (folded the same way, so "für" and
-"fuer" are both stopwords: the original missed that).
+"fuer" are both stopwords: the original missed that). Letters of other scripts are kept, so
+"Привет" or "東京" are words too, not silently dropped.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["STOPWORDS", "content_tokens", "fold", "tokenize"]
+__all__ = ["STOPWORDS", "content_tokens", "fold", "tokenize", "words"]
 
 _TRANSLITERATION = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "æ": "ae", "ø": "oe"})
-_NON_WORD = re.compile(r"[^a-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")
 
 _STOPWORDS_RAW = """
 der die das den dem des ein eine einen einem einer eines und oder aber ist sind war waren wird
@@ -41,9 +42,14 @@ def fold(text: str) -> str:
 STOPWORDS: frozenset[str] = frozenset(fold(w) for w in _STOPWORDS_RAW.split())
 
 
+def words(text: str) -> list[str]:
+    """Every folded word of ``text`` in order, stopwords included."""
+    return _WORD.findall(fold(text))
+
+
 def tokenize(text: str) -> list[str]:
     """Folded tokens of ``text`` in order, stopwords and one-character tokens removed."""
-    return [t for t in _NON_WORD.split(fold(text)) if len(t) >= 2 and t not in STOPWORDS]
+    return [t for t in words(text) if len(t) >= 2 and t not in STOPWORDS]
 
 
 @lru_cache(maxsize=4096)

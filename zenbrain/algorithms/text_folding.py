@@ -13,30 +13,24 @@ digits (``[^\\W_]+``), so non-Latin scripts survive as tokens instead of vanishi
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 from zenbrain.errors import InvalidInputError
+from zenbrain.text import fold, words
 
 __all__ = ["fold_text", "tokenize"]
 
-_GERMAN_TRANSLITERATION = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
-_TOKEN = re.compile(r"[^\W_]+")
-
 
 def fold_text(text: str) -> str:
-    """Lower-case ``text``, transliterate German umlauts and strip accents."""
+    """Lower-case ``text``, transliterate German umlauts and strip accents
+    (the folding of :mod:`zenbrain.text`, with a type check)."""
     if not isinstance(text, str):
         raise InvalidInputError(f"text must be a str, got {type(text).__name__}")
-    folded = text.lower().translate(_GERMAN_TRANSLITERATION)
-    if folded.isascii():
-        return folded
-    decomposed = unicodedata.normalize("NFKD", folded)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return fold(text)
 
 
 def tokenize(text: str, min_length: int = 1) -> list[str]:
-    """Folded tokens of ``text`` (see :func:`fold_text`) at least ``min_length`` long."""
+    """Folded tokens of ``text`` (see :func:`fold_text`) at least ``min_length`` long,
+    stopwords kept (the lexicons contain some)."""
     if min_length < 1:
         raise InvalidInputError(f"min_length must be >= 1, got {min_length}")
-    return [tok for tok in _TOKEN.findall(fold_text(text)) if len(tok) >= min_length]
+    fold_text(text)  # type check
+    return [tok for tok in words(text) if len(tok) >= min_length]

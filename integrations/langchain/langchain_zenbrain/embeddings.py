@@ -67,7 +67,9 @@ class LangChainEmbeddings:
         batch = list(texts)
         if not batch:
             return []
-        vectors = self._call("embed documents with", lambda: self._embeddings.embed_documents(batch))
+        vectors = self._call(
+            "embed documents with", lambda: self._embeddings.embed_documents(batch)
+        )
         return self._checked(vectors, len(batch))
 
     def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:

@@ -96,7 +96,8 @@ class ZenBrainStore(BaseStore):
     ) -> None:
         if not isinstance(coordinator, MemoryCoordinator):
             raise InvalidInputError(
-                f"ZenBrainStore needs a zenbrain.MemoryCoordinator, got {type(coordinator).__name__}."
+                "ZenBrainStore needs a zenbrain.MemoryCoordinator, "
+                f"got {type(coordinator).__name__}."
             )
         if layer not in ("semantic", "episodic"):
             raise InvalidInputError(
@@ -106,7 +107,9 @@ class ZenBrainStore(BaseStore):
         if index_fields is not None and (
             isinstance(index_fields, str) or not all(isinstance(f, str) for f in index_fields)
         ):
-            raise InvalidInputError(f"index_fields must be a list of field paths, got {index_fields!r}.")
+            raise InvalidInputError(
+                f"index_fields must be a list of field paths, got {index_fields!r}."
+            )
         self._coordinator = coordinator
         self._layer: str = layer
         self._index_fields = list(index_fields) if index_fields is not None else None
@@ -190,7 +193,9 @@ class ZenBrainStore(BaseStore):
         for stored in previous:
             view.forget(stored.memory_id, stored.layer)
 
-    def _searchable_text(self, value: dict[str, Any], index: Literal[False] | list[str] | None) -> str:
+    def _searchable_text(
+        self, value: dict[str, Any], index: Literal[False] | list[str] | None
+    ) -> str:
         fields = self._index_fields if index is None else (index or None)
         if fields is None:
             texts = list(_strings(value))
@@ -294,7 +299,9 @@ class ZenBrainStore(BaseStore):
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         found = self._namespaces()
         if op.match_conditions:
-            found = [ns for ns in found if all(_condition_holds(c, ns) for c in op.match_conditions)]
+            found = [
+                ns for ns in found if all(_condition_holds(c, ns) for c in op.match_conditions)
+            ]
         if op.max_depth is not None:
             found = list({ns[: op.max_depth] for ns in found})
         return sorted(found)[op.offset : op.offset + op.limit]

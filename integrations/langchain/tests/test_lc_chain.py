@@ -52,7 +52,9 @@ def test_retrieval_chain_puts_memories_into_the_prompt(coordinator: MemoryCoordi
         | model
         | StrOutputParser()
     )
-    answer = chain.invoke("What should Ada avoid at lunch because of peanuts?", {"callbacks": [recorder]})
+    answer = chain.invoke(
+        "What should Ada avoid at lunch because of peanuts?", {"callbacks": [recorder]}
+    )
     assert answer == "Avoid the satay: Ada is allergic to peanuts."
     system = recorder.prompts[0][0].text
     assert "- (semantic) Ada is allergic to peanuts." in system
@@ -64,8 +66,10 @@ async def test_async_chain(coordinator: MemoryCoordinator) -> None:
     recorder = PromptRecorder()
     prompt = ChatPromptTemplate.from_template("Context: {memories}\nQ: {question}")
     chain = (
-        {"memories": ZenBrainRetriever(coordinator=coordinator, k=1) | _format,
-         "question": RunnablePassthrough()}
+        {
+            "memories": ZenBrainRetriever(coordinator=coordinator, k=1) | _format,
+            "question": RunnablePassthrough(),
+        }
         | prompt
         | FakeListChatModel(responses=["Under the blue flower pot."])
         | StrOutputParser()

@@ -89,7 +89,7 @@ def test_layers_min_score_and_core_mode(filled: MemoryCoordinator) -> None:
     everything = ZenBrainRetriever(coordinator=filled, k=10).invoke("garden")
     assert "core" in {d.metadata["layer"] for d in everything}
 
-    semantic_only = ZenBrainRetriever(coordinator=filled, k=10, layers="semantic")
+    semantic_only = ZenBrainRetriever(coordinator=filled, k=10, layers="semantic")  # type: ignore[arg-type]
     assert {d.metadata["layer"] for d in semantic_only.invoke("garden")} == {"semantic"}
 
     # "fjord" shares no word with the persona block: "matching" leaves it out.

@@ -64,7 +64,9 @@ def test_items_persist_across_a_reopen(db_path: Path) -> None:
     assert item is not None and item.value == {"text": "Ada lives in Kiel"}
 
 
-def test_namespaces_are_a_hard_boundary(store: ZenBrainStore, coordinator: MemoryCoordinator) -> None:
+def test_namespaces_are_a_hard_boundary(
+    store: ZenBrainStore, coordinator: MemoryCoordinator
+) -> None:
     store.put(ADA, "pet", {"text": "Ada has a cat called Miso"})
     store.put(BOB, "pet", {"text": "Bob has a dog called Rex"})
     assert store.get(BOB, "pet").value["text"] == "Bob has a dog called Rex"  # type: ignore[union-attr]
