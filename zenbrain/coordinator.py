@@ -343,32 +343,35 @@ class MemoryCoordinator:
 
     def _store_pending(self, batch: list[_Pending], now: datetime) -> list[str]:
         durable = [p for p in batch if p.layer != "working"]
-        vectors_by_index: dict[int, np.ndarray] = {}
+        vectors_by_pending: dict[int, np.ndarray] = {}
         if self.embedder is not None and durable:
             matrix = self._embed([p.indexed_text for p in durable], query=False)
-            vectors_by_index = {id(p): matrix[i] for i, p in enumerate(durable)}
-        ids: list[str] = []
-        copies: list[tuple[_Pending, str]] = []
+            vectors_by_pending = {id(p): matrix[i] for i, p in enumerate(durable)}
+        ids: list[str] = [""] * len(batch)
+        fresh: list[tuple[str, _Pending, np.ndarray | None]] = []
         with self._db.write() as conn:
-            for pending in batch:
+            for position, pending in enumerate(batch):
                 if pending.layer == "working":
                     slot, _ = self.working.add(pending.content, now, kind="fact")
-                    ids.append(slot.id)
+                    ids[position] = slot.id
                     continue
+                vector = vectors_by_pending.get(id(pending))
                 if pending.layer == "core":
+                    # Upserts go one by one: a batch may hold the same core content twice.
                     existing = self._core_row(conn, pending.label or "")
                     if existing is not None:
-                        self._update_core(
-                            conn, existing, pending.content, now, vectors_by_index.get(id(pending))
-                        )
-                        ids.append(existing.id)
-                        copies.append((pending, existing.id))
-                        continue
-                memory_id = uuid.uuid4().hex
-                self._insert(conn, memory_id, pending, now, vectors_by_index.get(id(pending)))
-                ids.append(memory_id)
-                copies.append((pending, memory_id))
-        for pending, memory_id in copies:
+                        self._update_core(conn, existing, pending.content, now, vector)
+                        ids[position] = existing.id
+                    else:
+                        ids[position] = uuid.uuid4().hex
+                        self._insert_many(conn, [(ids[position], pending, vector)], now)
+                    continue
+                ids[position] = uuid.uuid4().hex
+                fresh.append((ids[position], pending, vector))
+            self._insert_many(conn, fresh, now)
+        # Only the newest copies can survive in working memory's few slots.
+        copies = [(p, i) for p, i in zip(batch, ids, strict=True) if p.layer != "working"]
+        for pending, memory_id in copies[-self.working.capacity :]:
             self._copy_to_working(pending.content, memory_id, pending.layer, now)
         return ids
 
@@ -379,79 +382,88 @@ class MemoryCoordinator:
                 self.working.remove(slot.id)
         self.working.add(content, now, source_id=memory_id, source_layer=layer)
 
-    def _insert(
+    def _insert_many(
         self,
         conn: Connection,
-        memory_id: str,
-        pending: _Pending,
+        items: Sequence[tuple[str, _Pending, np.ndarray | None]],
         now: datetime,
-        vector: np.ndarray | None,
-    ) -> int:
-        pk = conn.execute(
-            memories.insert()
-            .values(
-                id=memory_id,
-                namespace=self.namespace,
-                layer=pending.layer,
-                content=pending.content,
-                context=pending.context,
-                emotional_weight=pending.emotional_weight,
-                confidence=pending.confidence,
-                source=pending.source,
-                metadata=pending.metadata,
-                created_at=_to_db(pending.created_at),
-                updated_at=_to_db(now),
-            )
-            .returning(memories.c.pk)
-        ).scalar_one()
-        if pending.layer == "semantic":
-            card = fsrs_review.first_schedule(pending.created_at)
-            conn.execute(
-                facts.insert().values(
-                    memory_pk=pk,
-                    namespace=self.namespace,
-                    due=_to_db(datetime.fromisoformat(card["due"])),
-                    card=card,
-                    reviews=0,
-                    access_count=0,
+    ) -> list[int]:
+        """Insert new memories with their layer rows and index entries, in bulk."""
+        if not items:
+            return []
+        updated = _to_db(now)
+        pks = [
+            int(pk)
+            for pk in conn.execute(
+                memories.insert().returning(memories.c.pk, sort_by_parameter_order=True),
+                [
+                    {
+                        "id": memory_id,
+                        "namespace": self.namespace,
+                        "layer": p.layer,
+                        "content": p.content,
+                        "context": p.context,
+                        "emotional_weight": p.emotional_weight,
+                        "confidence": p.confidence,
+                        "source": p.source,
+                        "metadata": p.metadata,
+                        "created_at": _to_db(p.created_at),
+                        "updated_at": updated,
+                    }
+                    for memory_id, p, _ in items
+                ],
+            ).scalars()
+        ]
+        fact_rows, procedure_rows, core_rows = [], [], []
+        schedules: dict[datetime, dict[str, Any]] = {}
+        for pk, (_, p, _) in zip(pks, items, strict=True):
+            if p.layer == "semantic":
+                if p.created_at not in schedules:
+                    schedules[p.created_at] = fsrs_review.first_schedule(p.created_at)
+                card = schedules[p.created_at]
+                due = _to_db(datetime.fromisoformat(card["due"]))
+                fact_rows.append(
+                    {"memory_pk": pk, "namespace": self.namespace, "due": due, "card": card}
                 )
-            )
-        elif pending.layer == "procedural":
-            conn.execute(
-                procedures.insert().values(
-                    memory_pk=pk,
-                    namespace=self.namespace,
-                    trigger=pending.content[:200],
-                    steps=pending.steps,
-                    tools=pending.tools,
-                    outcome=pending.outcome,
-                    success_rate=1.0,
-                    execution_count=1,
+            elif p.layer == "procedural":
+                procedure_rows.append(
+                    {
+                        "memory_pk": pk,
+                        "namespace": self.namespace,
+                        "trigger": p.content[:200],
+                        "steps": p.steps,
+                        "tools": p.tools,
+                        "outcome": p.outcome,
+                        "success_rate": 1.0,
+                        "execution_count": 1,
+                    }
                 )
-            )
-        elif pending.layer == "core":
-            conn.execute(
-                core_blocks.insert().values(
-                    memory_pk=pk, namespace=self.namespace, label=pending.label, pinned=True
+            elif p.layer == "core":
+                core_rows.append(
+                    {"memory_pk": pk, "namespace": self.namespace, "label": p.label, "pinned": True}
                 )
-            )
+        if fact_rows:
+            conn.execute(facts.insert(), fact_rows)
+        if procedure_rows:
+            conn.execute(procedures.insert(), procedure_rows)
+        if core_rows:
+            conn.execute(core_blocks.insert(), core_rows)
         self._db.lexical.add(
             conn,
             [
-                IndexedText(
-                    pk,
-                    self.namespace,
-                    pending.layer,
-                    pending.context,
-                    tokenize(pending.indexed_text),
-                )
+                IndexedText(pk, self.namespace, p.layer, p.context, tokenize(p.indexed_text))
+                for pk, (_, p, _) in zip(pks, items, strict=True)
             ],
         )
-        if vector is not None:
-            self._db.vectors.add(
-                conn, [IndexedVector(pk, self.namespace, pending.layer, pending.context, vector)]
-            )
-        return int(pk)
+        self._db.vectors.add(
+            conn,
+            [
+                IndexedVector(pk, self.namespace, p.layer, p.context, vector)
+                for pk, (_, p, vector) in zip(pks, items, strict=True)
+                if vector is not None
+            ],
+        )
+        return pks
 
     @_locked
     def store(
@@ -901,7 +913,7 @@ class MemoryCoordinator:
                 ).scalar()
                 if existing is None:
                     existing = uuid.uuid4().hex
-                    self._insert(conn, existing, pending, now, vector)
+                    self._insert_many(conn, [(existing, pending, vector)], now)
                     new_facts.append((existing, summary))
                 conn.execute(
                     consolidation_links.insert().values(
@@ -1137,7 +1149,7 @@ class MemoryCoordinator:
                 block_id = existing.id
             else:
                 block_id = uuid.uuid4().hex
-                self._insert(conn, block_id, pending, now, vector)
+                self._insert_many(conn, [(block_id, pending, vector)], now)
         return CoreBlock(id=block_id, label=label, content=text, pinned=True, updated_at=now)
 
     @_locked

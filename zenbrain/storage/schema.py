@@ -32,8 +32,12 @@ __all__ = [
     "entities",
     "entity_links",
     "entity_mentions",
+    "fact_priors",
+    "fact_relations",
+    "fact_replays",
     "facts",
     "interactions",
+    "memory_edges",
     "memories",
     "meta",
     "metadata",
@@ -179,4 +183,48 @@ entity_links = Table(
     Column("entity_b", _PK, ForeignKey("zb_entities.pk", ondelete="CASCADE"), primary_key=True),
     Column("similarity", Float, nullable=False),
     Column("created_at", DateTime, nullable=False),
+)
+
+# Tables of the opt-in stages (zenbrain.stages); every row hangs off a memory and is deleted
+# with it.
+memory_edges = Table(
+    "zb_memory_edges",
+    metadata,
+    Column("namespace", String(200), nullable=False),
+    Column("memory_a", _PK, ForeignKey("zb_memories.pk", ondelete="CASCADE"), primary_key=True),
+    Column("memory_b", _PK, ForeignKey("zb_memories.pk", ondelete="CASCADE"), primary_key=True),
+    Column("weight", Float, nullable=False),
+    Column("updated_at", DateTime, nullable=False),
+    Column("decayed_at", DateTime, nullable=False),
+    Index("zb_memory_edges_b", "memory_b"),
+    Index("zb_memory_edges_scope", "namespace"),
+)
+
+fact_relations = Table(
+    "zb_fact_relations",
+    metadata,
+    Column("namespace", String(200), nullable=False),
+    Column("source_pk", _PK, ForeignKey("zb_memories.pk", ondelete="CASCADE"), primary_key=True),
+    Column("target_pk", _PK, ForeignKey("zb_memories.pk", ondelete="CASCADE"), primary_key=True),
+    Column("relation", String(20), primary_key=True),
+    Column("weight", Float, nullable=False),
+    Column("created_at", DateTime, nullable=False),
+    Index("zb_fact_relations_target", "target_pk"),
+)
+
+fact_priors = Table(
+    "zb_fact_priors",
+    metadata,
+    Column("memory_pk", _PK, ForeignKey("zb_memories.pk", ondelete="CASCADE"), primary_key=True),
+    Column("namespace", String(200), nullable=False),
+    Column("prior", Float, nullable=False),
+)
+
+fact_replays = Table(
+    "zb_fact_replays",
+    metadata,
+    Column("memory_pk", _PK, ForeignKey("zb_memories.pk", ondelete="CASCADE"), primary_key=True),
+    Column("namespace", String(200), nullable=False),
+    Column("replayed_at", DateTime, nullable=False),
+    Column("replays", Integer, nullable=False),
 )

@@ -8,6 +8,7 @@ from llama_index.core.base.llms.types import ChatMessage, TextBlock
 from llama_index.core.bridge.pydantic import Field, field_validator
 from llama_index.core.memory.memory import BaseMemoryBlock
 from llama_index.core.utils import get_tokenizer
+
 from zenbrain import MemoryCoordinator
 from zenbrain.types import CoreBlock, RecallResult
 

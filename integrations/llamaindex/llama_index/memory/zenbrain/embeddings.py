@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
+
 from zenbrain.errors import InvalidInputError, ProviderError
 
 __all__ = ["LlamaIndexEmbedding"]

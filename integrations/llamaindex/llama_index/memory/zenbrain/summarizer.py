@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.llms import LLM
+
 from zenbrain.errors import InvalidInputError, ProviderError
 
 __all__ = ["DEFAULT_SUMMARY_INSTRUCTIONS", "LlamaIndexSummarizer"]

@@ -1,0 +1,234 @@
+"""Finding entity names (people, places, organisations, projects) in English and German text.
+
+A deliberately small heuristic, no model: an entity is a run of capitalised words.
+
+- Runs: consecutive capitalised words separated only by spaces; a lower-case particle
+  (von, van, de, der, of, ...) may sit inside a run ("Ludwig van Beethoven", "Bank of
+  America"). A possessive ``'s`` is dropped; titles (Dr, Mr, Frau, Herr, ...) and common
+  capitalised non-names (pronouns, articles, weekdays, months, "Today", "Heute", ...) are
+  trimmed from both ends of a run.
+- Sentence openings: a one-word run that opens a sentence (or follows a colon) is taken
+  only when the same word also appears capitalised inside a sentence of the text, because
+  English capitalises every first word.
+- German capitalises every noun, so in a text that reads as German (more German than
+  English function words) a one-word run inside a sentence counts only when it does not
+  follow an article, determiner or inflected adjective ("der Hund", "einen schönen Tag")
+  and does not end in a typical noun suffix (-ung, -heit, -keit, -schaft, -chen, ...).
+  Multi-word runs ("Kieler Förde", "Anna Schmidt") always count. This will still take
+  some plain German nouns for names (e.g. after a preposition); the cross-context layer
+  tolerates that, it only links equal or near-equal names. After an article, a run joined by
+  a particle is cut at the particle ("der Hund von Herrn Müller" gives "Müller").
+
+Each entity has a display ``name`` (its first spelling) and a ``key``: the folded words
+(:func:`zenbrain.text.fold`) joined by single spaces, so "Kieler Förde" and
+"KIELER FOERDE" are the same entity.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from zenbrain.text import fold
+
+__all__ = ["MAX_ENTITIES_PER_TEXT", "Entity", "entity_key", "extract_entities", "key_words"]
+
+MAX_ENTITIES_PER_TEXT: Final = 50
+MAX_NAME_LENGTH: Final = 200
+
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?…:;])\s+|\n+|[\"“”„«»()\[\]]")
+_WORD = re.compile(r"[^\W\d_][\w'’\-]*")
+_KEY_WORD = re.compile(r"[^\W_]+")
+_POSSESSIVE = re.compile(r"['’]s?$")
+
+_PARTICLES: Final = frozenset(
+    "von van vom zu de der den del della di da du dos das la le of and und y bin al ter ten".split()
+)
+_TITLES: Final = frozenset(
+    "mr mrs ms miss dr prof sir madam herr herrn frau fr hr".split()
+)
+_NOT_NAMES: Final = frozenset(
+    fold(word)
+    for word in """
+    i i'm i've i'll i'd me my we our you your he she it they them his her their this that these
+    those there here the a an and or but if so then when what where why how who which yes no
+    not ok okay hi hey hello thanks thank please well oh also just maybe today tomorrow
+    yesterday tonight now later monday tuesday wednesday thursday friday saturday sunday
+    january february march april may june july august september october november december
+    der die das den dem des ein eine einen einem einer eines und oder aber wenn dann was wer
+    wo warum wie ich du er sie es wir ihr mein meine dein deine sein seine unser unsere euer
+    ja nein nicht danke bitte hallo heute morgen gestern jetzt später spaeter montag dienstag
+    mittwoch donnerstag freitag samstag sonntag januar februar märz maerz mai juni juli
+    oktober dezember ihnen uns mir mich dich dir
+    """.split()
+)
+_GERMAN_MARKERS: Final = frozenset(
+    """der die das den dem des ein eine einen einem und ist sind war nicht mit auf für fuer
+    ich wir sie ihr auch sich noch wie bei nach zum zur vom im am""".split()
+)
+_ENGLISH_MARKERS: Final = frozenset(
+    """the a an and is are was were not with on for i we you it also to of at by from
+    this that have has had""".split()
+)
+_GERMAN_DETERMINERS: Final = frozenset(
+    fold(word)
+    for word in """
+    der die das den dem des ein eine einen einem einer eines kein keine keinen keinem keiner
+    mein meine meinen meinem meiner dein deine deinen sein seine seinen seinem ihr ihre ihren
+    ihrem unser unsere unseren euer eure dieser diese dieses diesen diesem jeder jede jedes
+    jeden alle allen viele vielen einige manche welche welcher im am zum zur vom beim ins ans
+    aufs
+    """.split()
+)
+_GERMAN_ADJECTIVE_ENDINGS: Final = ("e", "en", "er", "es", "em")
+_GERMAN_NOUN_SUFFIXES: Final = (
+    "ung", "ungen", "heit", "keit", "schaft", "chen", "lein", "tion", "taet", "ismus", "nis",
+    "tum", "ling", "ment", "erei", "ei",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    name: str
+    key: str
+
+
+def key_words(key: str) -> frozenset[str]:
+    """The words of an entity key, for word-Jaccard comparisons."""
+    return frozenset(key.split())
+
+
+def entity_key(name: str) -> str:
+    """The folded, space-joined words of ``name``."""
+    return " ".join(_KEY_WORD.findall(fold(name)))
+
+
+def _is_capitalised(word: str) -> bool:
+    return word[0].isupper()
+
+
+def _looks_german(text: str) -> bool:
+    words = [fold(w) for w in _WORD.findall(text)]
+    german = sum(w in _GERMAN_MARKERS for w in words)
+    english = sum(w in _ENGLISH_MARKERS for w in words)
+    return german > english
+
+
+def _clean(word: str) -> str:
+    return _POSSESSIVE.sub("", word).strip("-'’")
+
+
+def _runs(sentence: str) -> list[tuple[list[str], int, str | None]]:
+    """Capitalised runs of ``sentence``: (words, index of first word, word before it)."""
+    matches = list(_WORD.finditer(sentence))
+    runs: list[tuple[list[str], int, str | None]] = []
+    i = 0
+    while i < len(matches):
+        word = matches[i].group(0)
+        if not _is_capitalised(word):
+            i += 1
+            continue
+        start = i
+        run = [word]
+        j = i + 1
+        while j < len(matches):
+            gap = sentence[matches[j - 1].end() : matches[j].start()]
+            if gap.strip():  # punctuation ends a run
+                break
+            candidate = matches[j].group(0)
+            if _is_capitalised(candidate):
+                run.append(candidate)
+                j += 1
+                continue
+            # Particles ("von der") join the run only when a capitalised word follows them.
+            k = j
+            while (
+                k < len(matches)
+                and matches[k].group(0).lower() in _PARTICLES
+                and k + 1 < len(matches)
+                and not sentence[matches[k].end() : matches[k + 1].start()].strip()
+            ):
+                k += 1
+            if k > j and _is_capitalised(matches[k].group(0)):
+                run.extend(m.group(0) for m in matches[j : k + 1])
+                j = k + 1
+                continue
+            break
+        previous = matches[start - 1].group(0) if start > 0 else None
+        runs.append((run, start, previous))
+        i = j
+    return runs
+
+
+def _trim(words: list[str]) -> list[str]:
+    cleaned = [_clean(w) for w in words]
+    while cleaned and (
+        fold(cleaned[0]) in _NOT_NAMES
+        or fold(cleaned[0]) in _TITLES
+        or cleaned[0].lower() in _PARTICLES
+    ):
+        cleaned.pop(0)
+    while cleaned and (fold(cleaned[-1]) in _NOT_NAMES or cleaned[-1].lower() in _PARTICLES):
+        cleaned.pop()
+    return [w for w in cleaned if w]
+
+
+def _german_noun(word: str, previous: str | None) -> bool:
+    folded = fold(word)
+    if folded.endswith(_GERMAN_NOUN_SUFFIXES):
+        return True
+    if previous is None:
+        return False
+    before = fold(previous)
+    if before in _GERMAN_DETERMINERS:
+        return True
+    return (
+        previous.islower()
+        and len(before) > 3
+        and before.endswith(_GERMAN_ADJECTIVE_ENDINGS)
+        and before not in _PARTICLES
+    )
+
+
+def extract_entities(text: str) -> list[Entity]:
+    """Entity names in ``text``, first occurrence first, one per key."""
+    german = _looks_german(text)
+    sentences = [s for s in _SENTENCE_BREAK.split(text) if s and s.strip()]
+    candidates: list[tuple[list[str], bool, str | None]] = []
+    inner_words: set[str] = set()
+    for sentence in sentences:
+        for run, start, previous in _runs(sentence):
+            opening = start == 0
+            candidates.append((run, opening, previous))
+            if not opening:
+                inner_words.update(fold(_clean(w)) for w in run)
+    found: dict[str, Entity] = {}
+    for run, opening, previous in candidates:
+        if german and len(run) > 1 and fold(run[0]) in _GERMAN_DETERMINERS:
+            previous, run, opening = run[0], run[1:], False
+        if german and previous is not None and fold(previous) in _GERMAN_DETERMINERS:
+            # "der Hund von Herrn Müller": a noun after an article, then the name.
+            particles = [i for i, w in enumerate(run) if w.lower() in _PARTICLES]
+            if particles:
+                previous, run, opening = run[particles[-1]], run[particles[-1] + 1 :], False
+        words = _trim(run)
+        if not words:
+            continue
+        if len(words) == 1:
+            word = words[0]
+            if len(word) < 2:
+                continue
+            position = next(i for i, w in enumerate(run) if fold(_clean(w)) == fold(word))
+            before = _clean(run[position - 1]) if position > 0 else previous
+            if opening and position == 0 and fold(word) not in inner_words:
+                continue
+            if german and _german_noun(word, before):
+                continue
+        name = " ".join(words)[:MAX_NAME_LENGTH]
+        key = entity_key(name)
+        if key and key not in found:
+            found[key] = Entity(name=name, key=key)
+            if len(found) >= MAX_ENTITIES_PER_TEXT:
+                break
+    return list(found.values())
