@@ -24,6 +24,10 @@ from zenbrain.layers.routing import extract_steps, route
 from zenbrain.layers.working import WorkingMemory
 from zenbrain.providers.base import EmbeddingProvider, Summarizer
 from zenbrain.ranking import fuse, idf, lexical_score, semantic_score
+from zenbrain.stages import MergeCandidate, Stage, default_stages
+from zenbrain.stages.base import RecallRequest, StageScope, StoredMemory
+from zenbrain.stages.cleanup import forget_stage_rows
+from zenbrain.stages.cross_context import merge_candidates as list_merge_candidates
 from zenbrain.storage.database import Database, resolve_location
 from zenbrain.storage.indexes import IndexedText, IndexedVector
 from zenbrain.storage.schema import (
@@ -118,6 +122,21 @@ class _Pending:
         return self.content
 
 
+def _check_stages(stages: object) -> tuple[Stage, ...]:
+    """The configured stages: the defaults for None, else a list of Stage objects."""
+    if stages is None:
+        return default_stages()
+    problem = InvalidInputError(
+        f"stages must be a list of zenbrain.stages.Stage objects, got {stages!r}"
+    )
+    if isinstance(stages, str | Stage) or not isinstance(stages, Iterable):
+        raise problem
+    chosen = tuple(stages)
+    if not all(isinstance(stage, Stage) for stage in chosen):
+        raise problem
+    return chosen
+
+
 def _locked(method: Callable[P, T]) -> Callable[P, T]:
     """Serialise public methods: one coordinator may be shared by threads and tasks."""
 
@@ -149,9 +168,11 @@ class MemoryCoordinator:
         summarizer: Summarizer | None = None,
         contexts: Sequence[str] | None = None,
         working_capacity: int = 7,
+        stages: Sequence[Stage] | None = None,
         _database: Database | None = None,
     ) -> None:
         self.namespace = check.check_namespace(namespace)
+        self.stages = _check_stages(stages)
         if embedder is not None and not isinstance(embedder, EmbeddingProvider):
             raise InvalidInputError(
                 "embedder must provide model_id, dimension, embed_documents and embed_queries "
@@ -188,6 +209,7 @@ class MemoryCoordinator:
             summarizer=self.summarizer,
             contexts=self.contexts,
             working_capacity=self.working.capacity,
+            stages=self.stages,
             _database=self._db,
         )
 
@@ -463,7 +485,35 @@ class MemoryCoordinator:
                 if vector is not None
             ],
         )
+        self._after_store(
+            conn,
+            [
+                StoredMemory(
+                    pk, memory_id, p.layer, p.content, p.context, p.created_at, p.confidence
+                )
+                for pk, (memory_id, p, _) in zip(pks, items, strict=True)
+            ],
+        )
         return pks
+
+    # ------------------------------------------------------------------ stages
+    def _stage_scope(self) -> StageScope:
+        return StageScope(self.namespace, self.contexts, self._db, self._load_results)
+
+    def _load_results(
+        self, conn: Connection, scores: Mapping[int, float]
+    ) -> dict[int, RecallResult]:
+        """Recall results (with the given scores) for memory pks of this namespace."""
+        if not scores:
+            return {}
+        rows = conn.execute(self._memory_query().where(memories.c.pk.in_(list(scores)))).all()
+        return {int(row.pk): self._result(row, scores[row.pk]) for row in rows}
+
+    def _after_store(self, conn: Connection, stored: list[StoredMemory]) -> None:
+        if self.stages and stored:
+            scope = self._stage_scope()
+            for stage in self.stages:
+                stage.after_store(conn, scope, stored)
 
     @_locked
     def store(
@@ -641,8 +691,11 @@ class MemoryCoordinator:
                     found, extra = self._working_results(terms, limit)
                 matches.extend(found)
                 fill_ins.extend(extra)
-        matches.sort(key=lambda r: r.score, reverse=True)
-        ordered = [*matches, *fill_ins]
+            matches.sort(key=lambda r: r.score, reverse=True)
+            request = RecallRequest(text, tuple(terms), tuple(wanted), ctx, limit)
+            matches = self._rerank(conn, request, matches)
+        shown = {r.id for r in matches}
+        ordered = [*matches, *(r for r in fill_ins if r.id not in shown)]
         kept = [
             r
             for r in ordered
@@ -650,7 +703,25 @@ class MemoryCoordinator:
             and (floor_score == 0 or r.score > 0)
             and (r.confidence if r.confidence is not None else 1.0) >= floor_conf
         ]
-        return kept[:limit]
+        results = kept[:limit]
+        self._after_recall(request, results)
+        return results
+
+    def _rerank(
+        self, conn: Connection, request: RecallRequest, matches: list[RecallResult]
+    ) -> list[RecallResult]:
+        scope = self._stage_scope()
+        for stage in self.stages:
+            matches = stage.rerank(conn, scope, request, matches)
+        return matches
+
+    def _after_recall(self, request: RecallRequest, results: list[RecallResult]) -> None:
+        writers = [stage for stage in self.stages if stage.writes_on_recall]
+        if writers and results:
+            scope = self._stage_scope()
+            with self._db.write() as conn:
+                for stage in writers:
+                    stage.after_recall(conn, scope, request, results)
 
     def _search_layer(
         self,
@@ -858,6 +929,7 @@ class MemoryCoordinator:
         )
 
     def _delete_rows(self, conn: Connection, pks: list[int]) -> None:
+        forget_stage_rows(conn, self.namespace, pks)
         self._db.lexical.remove(conn, pks)
         self._db.vectors.remove(conn, pks)
         for table in (facts, procedures, core_blocks):
@@ -930,7 +1002,13 @@ class MemoryCoordinator:
                 )
             promoted += 1
         decayed = self.working.decay(now)
-        return ConsolidationReport(promoted=promoted, decayed=decayed, pruned=0)
+        pruned = 0
+        if self.stages:
+            scope = self._stage_scope()
+            with self._db.write() as conn:
+                for stage in self.stages:
+                    pruned += stage.consolidate(conn, scope, now)
+        return ConsolidationReport(promoted=promoted, decayed=decayed, pruned=pruned)
 
     def _summarise(self, content: str) -> str:
         if self.summarizer is None:
@@ -1123,6 +1201,10 @@ class MemoryCoordinator:
             self._db.vectors.add(
                 conn, [IndexedVector(row.pk, self.namespace, "core", row.context, vector)]
             )
+        self._after_store(
+            conn,
+            [StoredMemory(row.pk, row.id, "core", content, row.context, now, row.confidence)],
+        )
 
     @_locked
     def set_core_block(self, label: str, content: str) -> CoreBlock:
@@ -1181,6 +1263,14 @@ class MemoryCoordinator:
             self._delete_rows(conn, [row.pk])
         self.working.remove_copies_of({row.id}, set())
         return True
+
+    @_locked
+    def merge_candidates(self, limit: int = 20) -> list[MergeCandidate]:
+        """Entities of different contexts linked as probably the same (cross-context layer),
+        most similar first."""
+        limit = check.check_int(limit, "limit", 1, 10_000)
+        with self._db.read() as conn:
+            return list_merge_candidates(conn, self.namespace, limit)
 
     def core_context(self) -> str:
         """The core blocks as ``[label]: content`` lines, ready for a system prompt."""
@@ -1384,6 +1474,9 @@ class MemoryCoordinator:
 
     async def aclear_session(self, session_id: str | None = None) -> int:
         return await asyncio.to_thread(self.clear_session, session_id)
+
+    async def amerge_candidates(self, limit: int = 20) -> list[MergeCandidate]:
+        return await asyncio.to_thread(self.merge_candidates, limit)
 
     async def aget(self, id: str) -> RecallResult | None:
         return await asyncio.to_thread(self.get, id)

@@ -275,3 +275,9 @@ def test_bad_input_is_refused_before_any_request(openai_server: Any, bad: Any) -
 def test_bad_settings_are_refused(kwargs: dict[str, Any]) -> None:
     with pytest.raises(InvalidInputError):
         OpenAIEmbeddings("m", **kwargs)
+
+
+def test_normalize_false_keeps_the_servers_vectors(openai_server: Any) -> None:
+    vectors = _embedder(openai_server, normalize=False).embed_documents(["raw"])
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(vectors[0], openai_server.raw_vector("raw", 8), rtol=1e-6)

@@ -23,7 +23,7 @@ the stage is still configured (:func:`zenbrain.stages.cleanup.forget_stage_rows`
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -33,7 +33,15 @@ from zenbrain.storage.database import Database
 from zenbrain.storage.schema import memories
 from zenbrain.types import RecallResult
 
-__all__ = ["RecallRequest", "ResultLoader", "Stage", "StageScope", "StoredMemory", "pks_of"]
+__all__ = [
+    "RecallRequest",
+    "ResultLoader",
+    "Stage",
+    "StageScope",
+    "StoredMemory",
+    "pks_of",
+    "with_metadata",
+]
 
 # Builds recall results for memory pks (with the given scores) in the scope's namespace.
 ResultLoader = Callable[[Connection, Mapping[int, float]], dict[int, RecallResult]]
@@ -128,6 +136,4 @@ def pks_of(conn: Connection, namespace: str, ids: Sequence[str]) -> dict[str, in
 
 def with_metadata(result: RecallResult, **extra: Any) -> RecallResult:
     """``result`` with ``extra`` merged into a copy of its metadata."""
-    from dataclasses import replace
-
     return replace(result, metadata={**result.metadata, **extra})

@@ -42,15 +42,19 @@ _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
 _KEY_WORD = re.compile(r"[^\W_]+")
 _POSSESSIVE = re.compile(r"['’]s?$")
 
+
+def _split(words: str) -> list[str]:
+    return words.split()
+
+
 _PARTICLES: Final = frozenset(
-    "von van vom zu de der den del della di da du dos das la le of and und y bin al ter ten".split()
+    _split("von van vom zu de der den del della di da du dos das la le of and und y bin al ter ten")
 )
-_TITLES: Final = frozenset(
-    "mr mrs ms miss dr prof sir madam herr herrn frau fr hr".split()
-)
+_TITLES: Final = frozenset(_split("mr mrs ms miss dr prof sir madam herr herrn frau fr hr"))
 _NOT_NAMES: Final = frozenset(
     fold(word)
-    for word in """
+    for word in _split(
+        """
     i i'm i've i'll i'd me my we our you your he she it they them his her their this that these
     those there here the a an and or but if so then when what where why how who which yes no
     not ok okay hi hey hello thanks thank please well oh also just maybe today tomorrow
@@ -61,25 +65,32 @@ _NOT_NAMES: Final = frozenset(
     ja nein nicht danke bitte hallo heute morgen gestern jetzt später spaeter montag dienstag
     mittwoch donnerstag freitag samstag sonntag januar februar märz maerz mai juni juli
     oktober dezember ihnen uns mir mich dich dir
-    """.split()
+    """
+    )
 )
 _GERMAN_MARKERS: Final = frozenset(
-    """der die das den dem des ein eine einen einem und ist sind war nicht mit auf für fuer
-    ich wir sie ihr auch sich noch wie bei nach zum zur vom im am""".split()
+    _split(
+        """der die das den dem des ein eine einen einem und ist sind war nicht mit auf für fuer
+        ich wir sie ihr auch sich noch wie bei nach zum zur vom im am"""
+    )
 )
 _ENGLISH_MARKERS: Final = frozenset(
-    """the a an and is are was were not with on for i we you it also to of at by from
-    this that have has had""".split()
+    _split(
+        """the a an and is are was were not with on for i we you it also to of at by from
+        this that have has had"""
+    )
 )
 _GERMAN_DETERMINERS: Final = frozenset(
     fold(word)
-    for word in """
+    for word in _split(
+        """
     der die das den dem des ein eine einen einem einer eines kein keine keinen keinem keiner
     mein meine meinen meinem meiner dein deine deinen sein seine seinen seinem ihr ihre ihren
     ihrem unser unsere unseren euer eure dieser diese dieses diesen diesem jeder jede jedes
     jeden alle allen viele vielen einige manche welche welcher im am zum zur vom beim ins ans
     aufs
-    """.split()
+    """
+    )
 )
 _GERMAN_ADJECTIVE_ENDINGS: Final = ("e", "en", "er", "es", "em")
 _GERMAN_NOUN_SUFFIXES: Final = (

@@ -218,7 +218,8 @@ class ZenBrainStore(BaseStore):
         if key is not None:
             query = query.where(memories.c.metadata[KEY_FIELD].as_string() == key)
         with self._coordinator.database.read() as conn:
-            rows = conn.execute(query.order_by(memories.c.pk)).all()
+            # Newest first: should two puts of one key ever race, a get sees the later one.
+            rows = conn.execute(query.order_by(memories.c.pk.desc())).all()
         stored = []
         for row in rows:
             namespace = self._langgraph_namespace(row.namespace)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -103,16 +102,19 @@ def test_history_feeds_the_next_turn_after_a_reopen(db_path: Path) -> None:
     assert sent[0].text == question and sent[1].text == "Nice to meet you, Ada."
 
 
-def test_readme_quickstart_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_readme_quickstart_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     match = re.search(r"## Quickstart\s+```python\n(.*?)```", README.read_text(), re.DOTALL)
     assert match is not None, "README lost its quickstart"
     code = match.group(1)
-    assert len(code.strip().splitlines()) <= 12
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        exec(compile(code, str(README), "exec"), {"__name__": "__readme__"})
-    finally:
-        os.chdir(cwd)
+    assert len(code.strip().splitlines()) <= 14
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {"__name__": "__readme__"}
+    exec(compile(code, str(README), "exec"), namespace)
     assert capsys.readouterr().out.strip() == "Green tea."
+    memory = namespace["memory"]
+    assert isinstance(memory, MemoryCoordinator)
+    assert memory.recall("green tea", min_score=0.1)
+    memory.close()
     assert (tmp_path / "memory.db").exists()

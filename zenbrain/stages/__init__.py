@@ -1,0 +1,67 @@
+"""Opt-in stages of ``store()``, ``recall()``, ``consolidate()`` and ``forget()``.
+
+Pass stage objects to the coordinator: ``MemoryCoordinator(db, stages=[...])``. Without
+``stages=`` the coordinator runs :func:`default_stages` (the cross-context layer, which the
+SPEC requires and which costs little); ``stages=()`` runs none.
+
+- :class:`CrossContextStage` (``cross_context``): entities, cross-context links, merge
+  candidates, link following on recall. On by default.
+- :class:`MemoryGraphStage` (``graph``): Hebbian edges between memories recalled together,
+  spreading activation on recall, decay and pruning on consolidation.
+- :class:`SleepReplayStage` (``replay``): consolidation replays selected facts, raising their
+  FSRS stability.
+- :class:`ConfidenceStage` (``confidence``): supporting and contradicting facts, Bayesian
+  confidence propagation.
+- :class:`TemporalStage` (``temporal``): before/after/first/last questions use the memories'
+  time.
+"""
+
+from __future__ import annotations
+
+from zenbrain.stages.base import RecallRequest, Stage, StageScope, StoredMemory
+from zenbrain.stages.confidence import ConfidenceStage
+from zenbrain.stages.cross_context import CrossContextStage, MergeCandidate
+from zenbrain.stages.memory_graph import MemoryGraphStage
+from zenbrain.stages.sleep_replay import SleepReplayStage
+from zenbrain.stages.temporal import TemporalStage
+
+__all__ = [
+    "STAGE_TYPES",
+    "ConfidenceStage",
+    "CrossContextStage",
+    "MemoryGraphStage",
+    "MergeCandidate",
+    "RecallRequest",
+    "SleepReplayStage",
+    "Stage",
+    "StageScope",
+    "StoredMemory",
+    "TemporalStage",
+    "default_stages",
+    "stage_by_name",
+]
+
+STAGE_TYPES: dict[str, type[Stage]] = {
+    stage.name: stage
+    for stage in (
+        CrossContextStage,
+        MemoryGraphStage,
+        SleepReplayStage,
+        ConfidenceStage,
+        TemporalStage,
+    )
+}
+
+
+def default_stages() -> tuple[Stage, ...]:
+    """The stages a coordinator runs when none are given."""
+    return (CrossContextStage(),)
+
+
+def stage_by_name(name: str) -> Stage:
+    """A stage with default settings from its name (``"graph"``, ``"replay"``, ...)."""
+    from zenbrain.errors import InvalidInputError
+
+    if name not in STAGE_TYPES:
+        raise InvalidInputError(f"unknown stage {name!r}; choose from {', '.join(STAGE_TYPES)}")
+    return STAGE_TYPES[name]()

@@ -1,0 +1,256 @@
+"""Bayesian confidence: facts that support or contradict each other update each other.
+
+When a semantic fact is stored, the stored facts sharing its words (found through the
+lexical index, at most ``candidates``) are compared with it, negation cues removed
+(:func:`zenbrain.algorithms.similarity.strip_negation` and
+:func:`~zenbrain.algorithms.similarity.detect_negation`), as the Jaccard index of their
+content words (:func:`zenbrain.text.tokenize`, so "do"/"does"/"the" do not count):
+
+- exactly one of the two negated and similarity >= ``contradiction_threshold`` (0.5):
+  the facts *contradict* each other ("The server is running" / "The server is not
+  running");
+- the same polarity and similarity >= ``support_threshold`` (0.8): they *support* each
+  other.
+
+Both directions are stored in ``zb_fact_relations`` with the similarity as weight; nothing
+is overwritten or deleted. The confidence each fact had when it was first related is kept
+as its prior (``zb_fact_priors``); then the beliefs of the connected facts (up to 200) are
+recomputed from those priors by :func:`zenbrain.algorithms.bayesian.propagate_confidence`
+and written to the facts' ``confidence``. On recall each related fact carries the ids of
+its counterparts in ``metadata["contradicts"]`` and ``metadata["supported_by"]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Final
+
+from sqlalchemy import Connection, insert, or_, select, update
+
+from zenbrain.algorithms.bayesian import Relation, propagate_confidence
+from zenbrain.algorithms.similarity import detect_negation, strip_negation
+from zenbrain.errors import InvalidInputError
+from zenbrain.stages.base import (
+    RecallRequest,
+    Stage,
+    StageScope,
+    StoredMemory,
+    pks_of,
+    with_metadata,
+)
+from zenbrain.storage.schema import fact_priors, fact_relations, memories
+from zenbrain.text import tokenize
+from zenbrain.types import RecallResult
+
+__all__ = ["ConfidenceStage", "compare_facts"]
+
+SUPPORT_THRESHOLD: Final = 0.8
+CONTRADICTION_THRESHOLD: Final = 0.5
+_MAX_COMPONENT: Final = 200
+
+
+def compare_facts(a: str, b: str) -> tuple[str | None, float]:
+    """("supports" | "contradicts" | None, similarity) for two fact texts, with the
+    default thresholds."""
+    return _relation(a, b, SUPPORT_THRESHOLD, CONTRADICTION_THRESHOLD)
+
+
+def _relation(
+    a: str, b: str, support_threshold: float, contradiction_threshold: float
+) -> tuple[str | None, float]:
+    left, right = set(tokenize(strip_negation(a))), set(tokenize(strip_negation(b)))
+    if not left or not right:
+        return None, 0.0
+    similarity = len(left & right) / len(left | right)
+    if detect_negation(a).negated != detect_negation(b).negated:
+        return ("contradicts" if similarity >= contradiction_threshold else None), similarity
+    return ("supports" if similarity >= support_threshold else None), similarity
+
+
+def _utc_naive(moment: datetime) -> datetime:
+    return moment.astimezone(UTC).replace(tzinfo=None)
+
+
+class ConfidenceStage(Stage):
+    """Detects supporting and contradicting facts and propagates confidence between them."""
+
+    name = "confidence"
+
+    def __init__(
+        self,
+        *,
+        support_threshold: float = SUPPORT_THRESHOLD,
+        contradiction_threshold: float = CONTRADICTION_THRESHOLD,
+        candidates: int = 20,
+    ) -> None:
+        for label, value in (
+            ("support_threshold", support_threshold),
+            ("contradiction_threshold", contradiction_threshold),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+                raise InvalidInputError(f"{label} must be a number in (0, 1], got {value!r}")
+        if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
+            raise InvalidInputError(f"candidates must be a positive integer, got {candidates!r}")
+        self.support_threshold = float(support_threshold)
+        self.contradiction_threshold = float(contradiction_threshold)
+        self.candidates = candidates
+
+    def __repr__(self) -> str:
+        return (
+            f"ConfidenceStage(support_threshold={self.support_threshold}, "
+            f"contradiction_threshold={self.contradiction_threshold}, "
+            f"candidates={self.candidates})"
+        )
+
+    # ------------------------------------------------------------------ store
+    def after_store(
+        self, conn: Connection, scope: StageScope, stored: Sequence[StoredMemory]
+    ) -> None:
+        touched: set[int] = set()
+        now = _utc_naive(datetime.now(UTC))
+        for memory in stored:
+            if memory.layer != "semantic":
+                continue
+            terms = tokenize(strip_negation(memory.content))
+            if not terms:
+                continue
+            candidate_pks = [
+                pk
+                for pk in scope.database.lexical.candidates(
+                    conn, scope.namespace, "semantic", terms, None, self.candidates + 1
+                )
+                if pk != memory.pk
+            ][: self.candidates]
+            if not candidate_pks:
+                continue
+            rows = conn.execute(
+                select(memories.c.pk, memories.c.content).where(
+                    memories.c.namespace == scope.namespace, memories.c.pk.in_(candidate_pks)
+                )
+            ).all()
+            for row in rows:
+                relation, similarity = _relation(
+                    memory.content,
+                    row.content,
+                    self.support_threshold,
+                    self.contradiction_threshold,
+                )
+                if relation is None:
+                    continue
+                for source, target in ((memory.pk, int(row.pk)), (int(row.pk), memory.pk)):
+                    exists = conn.execute(
+                        select(fact_relations.c.weight).where(
+                            fact_relations.c.source_pk == source,
+                            fact_relations.c.target_pk == target,
+                            fact_relations.c.relation == relation,
+                        )
+                    ).first()
+                    if exists is None:
+                        conn.execute(
+                            insert(fact_relations).values(
+                                namespace=scope.namespace,
+                                source_pk=source,
+                                target_pk=target,
+                                relation=relation,
+                                weight=similarity,
+                                created_at=now,
+                            )
+                        )
+                touched.update((memory.pk, int(row.pk)))
+        if touched:
+            self._propagate(conn, scope.namespace, touched)
+
+    def _propagate(self, conn: Connection, namespace: str, start: set[int]) -> None:
+        component = set(start)
+        frontier = set(start)
+        edges: dict[tuple[int, int, str], float] = {}
+        while frontier and len(component) < _MAX_COMPONENT:
+            rows = conn.execute(
+                select(fact_relations).where(
+                    fact_relations.c.namespace == namespace,
+                    or_(
+                        fact_relations.c.source_pk.in_(list(frontier)),
+                        fact_relations.c.target_pk.in_(list(frontier)),
+                    ),
+                )
+            ).all()
+            reached: set[int] = set()
+            for row in rows:
+                edges[(int(row.source_pk), int(row.target_pk), str(row.relation))] = float(
+                    row.weight
+                )
+                reached.update((int(row.source_pk), int(row.target_pk)))
+            frontier = reached - component
+            component |= reached
+        members = list(component)[:_MAX_COMPONENT]
+        current = {
+            int(row.pk): float(row.confidence if row.confidence is not None else 0.7)
+            for row in conn.execute(
+                select(memories.c.pk, memories.c.confidence).where(
+                    memories.c.namespace == namespace, memories.c.pk.in_(members)
+                )
+            )
+        }
+        priors = {
+            int(row.memory_pk): float(row.prior)
+            for row in conn.execute(
+                select(fact_priors.c.memory_pk, fact_priors.c.prior).where(
+                    fact_priors.c.memory_pk.in_(list(current))
+                )
+            )
+        }
+        for pk, confidence in current.items():
+            if pk not in priors:
+                conn.execute(
+                    insert(fact_priors).values(memory_pk=pk, namespace=namespace, prior=confidence)
+                )
+                priors[pk] = confidence
+        relations = [
+            Relation(source, target, relation, min(1.0, weight))
+            for (source, target, relation), weight in edges.items()
+            if source in priors and target in priors
+        ]
+        beliefs = propagate_confidence(priors, relations).beliefs
+        for pk, belief in beliefs.items():
+            if abs(belief - current[pk]) > 1e-9:
+                conn.execute(
+                    update(memories)
+                    .where(memories.c.pk == pk, memories.c.namespace == namespace)
+                    .values(confidence=round(belief, 6))
+                )
+
+    # ------------------------------------------------------------------ recall
+    def rerank(
+        self,
+        conn: Connection,
+        scope: StageScope,
+        request: RecallRequest,
+        results: list[RecallResult],
+    ) -> list[RecallResult]:
+        facts_found = [r for r in results if r.layer == "semantic"]
+        if not facts_found:
+            return results
+        pk_of = pks_of(conn, scope.namespace, [r.id for r in facts_found])
+        if not pk_of:
+            return results
+        related = conn.execute(
+            select(fact_relations.c.source_pk, fact_relations.c.relation, memories.c.id)
+            .join(memories, memories.c.pk == fact_relations.c.target_pk)
+            .where(
+                fact_relations.c.namespace == scope.namespace,
+                fact_relations.c.source_pk.in_(list(pk_of.values())),
+            )
+            .order_by(memories.c.pk)
+        ).all()
+        if not related:
+            return results
+        by_source: dict[int, dict[str, list[str]]] = {}
+        for row in related:
+            key = "contradicts" if row.relation == "contradicts" else "supported_by"
+            by_source.setdefault(int(row.source_pk), {}).setdefault(key, []).append(str(row.id))
+        annotated = []
+        for result in results:
+            extra = by_source.get(pk_of.get(result.id, -1))
+            annotated.append(with_metadata(result, **extra) if extra else result)
+        return annotated

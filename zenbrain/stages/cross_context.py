@@ -1,0 +1,338 @@
+"""The cross-context layer: one entity seen in several domains, linked.
+
+On store, entity names are extracted from the content
+(:mod:`zenbrain.stages.entity_extraction`) and recorded once per (namespace, context, key)
+in ``zb_entities``, with a row in ``zb_entity_mentions`` per memory. A memory without a
+context files its entities under the empty context ``""``.
+
+When an entity first appears in one of the configured contexts (``coordinator.contexts``),
+it is compared with the entities of the *other* configured contexts, and pairs whose
+names have a word-Jaccard similarity of at least 0.7 are linked in ``zb_entity_links``.
+(The original compared every entity with itself, because its entity table had no
+context; here a link always joins two different contexts.) The links are the merge
+candidates: probably the same thing, seen in two domains.
+
+On recall (no ``context`` filter), the memories that mention an entity linked to an
+entity of a matched memory are added to the results, scored
+``follow_weight * link similarity * the matched memory's score`` and marked with
+``metadata["linked_via"]``. With a ``context`` filter recall stays inside that context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Final
+
+from sqlalchemy import Connection, and_, delete, func, insert, or_, select
+from sqlalchemy.orm import aliased
+
+from zenbrain.errors import InvalidInputError
+from zenbrain.stages.base import (
+    RecallRequest,
+    Stage,
+    StageScope,
+    StoredMemory,
+    pks_of,
+    with_metadata,
+)
+from zenbrain.stages.cleanup import delete_orphan_entities
+from zenbrain.stages.entity_extraction import entity_key, extract_entities, key_words
+from zenbrain.storage.schema import entities, entity_links, entity_mentions, memories
+from zenbrain.types import RecallResult
+
+__all__ = [
+    "LINK_THRESHOLD",
+    "CrossContextStage",
+    "MergeCandidate",
+    "merge_candidates",
+    "name_similarity",
+]
+
+LINK_THRESHOLD: Final = 0.7
+FOLLOW_WEIGHT: Final = 0.5
+_FOLLOWED_LAYERS: Final = ("episodic", "semantic", "procedural")
+UNSCOPED: Final = ""
+
+
+def name_similarity(a: str, b: str) -> float:
+    """Word-Jaccard similarity of two entity names (folded, so case and umlauts agree)."""
+    left, right = key_words(entity_key(a)), key_words(entity_key(b))
+    if not left or not right:
+        return 0.0
+    return len(left & right) / len(left | right)
+
+
+@dataclass(frozen=True, slots=True)
+class MergeCandidate:
+    """Two entities of different contexts that are probably the same thing."""
+
+    name: str
+    context: str
+    other_name: str
+    other_context: str
+    similarity: float
+    mentions: int
+    other_mentions: int
+
+
+def _utc_naive(moment: datetime) -> datetime:
+    return moment.astimezone(UTC).replace(tzinfo=None)
+
+
+class CrossContextStage(Stage):
+    """Entity extraction on store, cross-context links, link following on recall."""
+
+    name = "cross_context"
+
+    def __init__(
+        self,
+        *,
+        link_threshold: float = LINK_THRESHOLD,
+        follow_links: bool = True,
+        follow_weight: float = FOLLOW_WEIGHT,
+    ) -> None:
+        for label, value in (("link_threshold", link_threshold), ("follow_weight", follow_weight)):
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+                raise InvalidInputError(f"{label} must be a number in (0, 1], got {value!r}")
+        self.link_threshold = float(link_threshold)
+        self.follow_links = bool(follow_links)
+        self.follow_weight = float(follow_weight)
+
+    def __repr__(self) -> str:
+        return (
+            f"CrossContextStage(link_threshold={self.link_threshold}, "
+            f"follow_links={self.follow_links}, follow_weight={self.follow_weight})"
+        )
+
+    # ------------------------------------------------------------------ store
+    def after_store(
+        self, conn: Connection, scope: StageScope, stored: Sequence[StoredMemory]
+    ) -> None:
+        for memory in stored:
+            previous = list(
+                conn.execute(
+                    select(entity_mentions.c.entity_pk).where(
+                        entity_mentions.c.memory_pk == memory.pk
+                    )
+                ).scalars()
+            )
+            if previous:  # a core block's new content replaces its old mentions
+                conn.execute(
+                    delete(entity_mentions).where(entity_mentions.c.memory_pk == memory.pk)
+                )
+            found = extract_entities(memory.content)
+            context = memory.context or UNSCOPED
+            for entity in found:
+                entity_pk, created = self._entity(conn, scope, entity.name, entity.key, context)
+                conn.execute(
+                    insert(entity_mentions).values(entity_pk=entity_pk, memory_pk=memory.pk)
+                )
+                if created and context in scope.contexts:
+                    self._link(conn, scope, entity_pk, entity.key, context, memory.created_at)
+            if previous:
+                delete_orphan_entities(conn, scope.namespace, previous)
+
+    @staticmethod
+    def _entity(
+        conn: Connection, scope: StageScope, name: str, key: str, context: str
+    ) -> tuple[int, bool]:
+        pk = conn.execute(
+            select(entities.c.pk).where(
+                entities.c.namespace == scope.namespace,
+                entities.c.key == key,
+                entities.c.context == context,
+            )
+        ).scalar()
+        if pk is not None:
+            return int(pk), False
+        new_pk = conn.execute(
+            insert(entities)
+            .values(
+                namespace=scope.namespace,
+                name=name,
+                key=key,
+                context=context,
+                created_at=_utc_naive(datetime.now(UTC)),
+            )
+            .returning(entities.c.pk)
+        ).scalar_one()
+        return int(new_pk), True
+
+    def _link(
+        self,
+        conn: Connection,
+        scope: StageScope,
+        entity_pk: int,
+        key: str,
+        context: str,
+        when: datetime,
+    ) -> None:
+        words = key_words(key)
+        others = [c for c in scope.contexts if c != context]
+        if not words or not others:
+            return
+        # Word Jaccard >= threshold needs a shared word, so only those rows are compared.
+        rows = conn.execute(
+            select(entities.c.pk, entities.c.key).where(
+                entities.c.namespace == scope.namespace,
+                entities.c.context.in_(others),
+                or_(*(entities.c.key.contains(word, autoescape=True) for word in words)),
+            )
+        ).all()
+        for row in rows:
+            other_words = key_words(row.key)
+            similarity = len(words & other_words) / len(words | other_words)
+            if similarity < self.link_threshold:
+                continue
+            a, b = sorted((entity_pk, int(row.pk)))
+            exists = conn.execute(
+                select(entity_links.c.entity_a).where(
+                    entity_links.c.entity_a == a, entity_links.c.entity_b == b
+                )
+            ).first()
+            if exists is None:
+                conn.execute(
+                    insert(entity_links).values(
+                        namespace=scope.namespace,
+                        entity_a=a,
+                        entity_b=b,
+                        similarity=similarity,
+                        created_at=_utc_naive(datetime.now(UTC)),
+                    )
+                )
+
+    # ------------------------------------------------------------------ recall
+    def rerank(
+        self,
+        conn: Connection,
+        scope: StageScope,
+        request: RecallRequest,
+        results: list[RecallResult],
+    ) -> list[RecallResult]:
+        if not self.follow_links or request.context is not None or not results:
+            return results
+        layers = [layer for layer in request.layers if layer in _FOLLOWED_LAYERS]
+        if not layers:
+            return results
+        seeds = [r for r in results[: request.limit] if r.layer in _FOLLOWED_LAYERS]
+        seed_pks = pks_of(conn, scope.namespace, [r.id for r in seeds])
+        if not seed_pks:
+            return results
+        score_of_pk = {seed_pks[r.id]: r.score for r in seeds if r.id in seed_pks}
+        seed_entity = aliased(entities)
+        linked_entity = aliased(entities)
+        hops = conn.execute(
+            select(
+                entity_mentions.c.memory_pk.label("seed_pk"),
+                entity_links.c.similarity,
+                linked_entity.c.pk.label("linked_pk"),
+                linked_entity.c.name,
+                linked_entity.c.context,
+            )
+            .join(seed_entity, seed_entity.c.pk == entity_mentions.c.entity_pk)
+            .join(
+                entity_links,
+                or_(
+                    entity_links.c.entity_a == seed_entity.c.pk,
+                    entity_links.c.entity_b == seed_entity.c.pk,
+                ),
+            )
+            .join(
+                linked_entity,
+                and_(
+                    or_(
+                        linked_entity.c.pk == entity_links.c.entity_a,
+                        linked_entity.c.pk == entity_links.c.entity_b,
+                    ),
+                    linked_entity.c.pk != seed_entity.c.pk,
+                ),
+            )
+            .where(
+                seed_entity.c.namespace == scope.namespace,
+                entity_links.c.namespace == scope.namespace,
+                entity_mentions.c.memory_pk.in_(list(score_of_pk)),
+            )
+        ).all()
+        if not hops:
+            return results
+        reach: dict[int, tuple[float, str, str]] = {}
+        for hop in hops:
+            reach_score = self.follow_weight * float(hop.similarity) * score_of_pk[hop.seed_pk]
+            best = reach.get(int(hop.linked_pk))
+            if best is None or reach_score > best[0]:
+                reach[int(hop.linked_pk)] = (reach_score, str(hop.name), str(hop.context))
+        mentions = conn.execute(
+            select(entity_mentions.c.memory_pk, entity_mentions.c.entity_pk)
+            .join(memories, memories.c.pk == entity_mentions.c.memory_pk)
+            .where(
+                entity_mentions.c.entity_pk.in_(list(reach)),
+                memories.c.namespace == scope.namespace,
+                memories.c.layer.in_(layers),
+            )
+        ).all()
+        present = {r.id for r in results}
+        scores: dict[int, float] = {}
+        via: dict[int, dict[str, str]] = {}
+        for mention in mentions:
+            score, name, context = reach[int(mention.entity_pk)]
+            pk = int(mention.memory_pk)
+            if score > scores.get(pk, 0.0):
+                scores[pk] = score
+                via[pk] = {"entity": name, "context": context}
+        loaded = scope.load_results(conn, scores)
+        added = [
+            with_metadata(result, linked_via=via[pk])
+            for pk, result in loaded.items()
+            if result.id not in present and result.score > 0
+        ]
+        added.sort(key=lambda r: r.score, reverse=True)
+        merged = results + added[: request.limit]
+        merged.sort(key=lambda r: r.score, reverse=True)
+        return merged
+
+
+def merge_candidates(conn: Connection, namespace: str, limit: int = 20) -> list[MergeCandidate]:
+    """Linked entity pairs of ``namespace``, most similar first."""
+    left = aliased(entities)
+    right = aliased(entities)
+    rows = conn.execute(
+        select(
+            left.c.pk.label("left_pk"),
+            left.c.name.label("left_name"),
+            left.c.context.label("left_context"),
+            right.c.pk.label("right_pk"),
+            right.c.name.label("right_name"),
+            right.c.context.label("right_context"),
+            entity_links.c.similarity,
+        )
+        .join(left, left.c.pk == entity_links.c.entity_a)
+        .join(right, right.c.pk == entity_links.c.entity_b)
+        .where(entity_links.c.namespace == namespace, left.c.namespace == namespace)
+        .order_by(entity_links.c.similarity.desc(), left.c.name, right.c.name)
+        .limit(limit)
+    ).all()
+    pks = {int(row.left_pk) for row in rows} | {int(row.right_pk) for row in rows}
+    counts: dict[int, int] = {}
+    if pks:
+        counts = {
+            int(pk): int(n)
+            for pk, n in conn.execute(
+                select(entity_mentions.c.entity_pk, func.count())
+                .where(entity_mentions.c.entity_pk.in_(list(pks)))
+                .group_by(entity_mentions.c.entity_pk)
+            ).all()
+        }
+    return [
+        MergeCandidate(
+            name=row.left_name,
+            context=row.left_context,
+            other_name=row.right_name,
+            other_context=row.right_context,
+            similarity=round(float(row.similarity), 6),
+            mentions=counts.get(int(row.left_pk), 0),
+            other_mentions=counts.get(int(row.right_pk), 0),
+        )
+        for row in rows
+    ]

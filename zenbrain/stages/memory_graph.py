@@ -1,0 +1,214 @@
+"""A memory graph that learns from recall: memories recalled together wire together.
+
+- After each recall, every pair among the first ``coactivation_size`` scored long-term
+  results (episodes, facts, procedures) strengthens its edge with the bounded Hebbian rule
+  (:func:`zenbrain.algorithms.hebbian.strengthen`; a new edge starts at 1.0 and becomes
+  1.09). Edges live in ``zb_memory_edges``, one row per unordered pair.
+- During recall, activation spreads from the matched memories over the graph: personalised
+  PageRank (:mod:`zenbrain.algorithms.personalized_pagerank`) restarting at the first
+  ``seeds`` matches, weighted by their scores, over their neighbourhood up to two hops.
+  A neighbour that did not match gets the score
+  ``spread_weight * best score * min(1, its PageRank / the best seed's PageRank)`` and
+  ``metadata["via"] = "graph"``; matched memories keep their scores.
+- Each consolidation decays every edge by 2 % per day since its last decay
+  (:func:`zenbrain.algorithms.hebbian.decay`) and deletes those that fall below 0.1; the
+  count is reported as ``pruned``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Final
+
+from sqlalchemy import Connection, delete, insert, or_, select, update
+
+from zenbrain.algorithms.hebbian import NEUTRAL_WEIGHT, decay, strengthen
+from zenbrain.algorithms.hebbian import generate_pairs as hebbian_pairs
+from zenbrain.algorithms.personalized_pagerank import personalized_pagerank, undirected_to_directed
+from zenbrain.errors import InvalidInputError
+from zenbrain.stages.base import RecallRequest, Stage, StageScope, pks_of, with_metadata
+from zenbrain.storage.schema import memory_edges
+from zenbrain.types import RecallResult
+
+__all__ = ["MemoryGraphStage"]
+
+_GRAPH_LAYERS: Final = ("episodic", "semantic", "procedural")
+_MAX_NODES: Final = 500
+_SECONDS_PER_DAY: Final = 86_400.0
+
+
+def _utc_naive(moment: datetime) -> datetime:
+    return moment.astimezone(UTC).replace(tzinfo=None)
+
+
+def _check_size(label: str, value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100:
+        raise InvalidInputError(f"{label} must be an integer from 1 to 100, got {value!r}")
+    return value
+
+
+class MemoryGraphStage(Stage):
+    """Hebbian co-recall edges, spreading activation on recall, decay on consolidation."""
+
+    name = "graph"
+    writes_on_recall = True
+
+    def __init__(
+        self, *, coactivation_size: int = 5, seeds: int = 5, spread_weight: float = 0.5
+    ) -> None:
+        self.coactivation_size = _check_size("coactivation_size", coactivation_size)
+        self.seeds = _check_size("seeds", seeds)
+        if (
+            isinstance(spread_weight, bool)
+            or not isinstance(spread_weight, int | float)
+            or not 0 < spread_weight <= 1
+        ):
+            raise InvalidInputError(f"spread_weight must be in (0, 1], got {spread_weight!r}")
+        self.spread_weight = float(spread_weight)
+
+    def __repr__(self) -> str:
+        return (
+            f"MemoryGraphStage(coactivation_size={self.coactivation_size}, seeds={self.seeds}, "
+            f"spread_weight={self.spread_weight})"
+        )
+
+    # ------------------------------------------------------------------ learning
+    def after_recall(
+        self,
+        conn: Connection,
+        scope: StageScope,
+        request: RecallRequest,
+        results: Sequence[RecallResult],
+    ) -> None:
+        active = [r.id for r in results if r.score > 0 and r.layer in _GRAPH_LAYERS][
+            : self.coactivation_size
+        ]
+        if len(active) < 2:
+            return
+        pk_of = pks_of(conn, scope.namespace, active)
+        pairs = hebbian_pairs(pk_of[i] for i in active if i in pk_of)
+        now = _utc_naive(datetime.now(UTC))
+        for first, second in pairs:
+            a, b = min(first, second), max(first, second)
+            current = conn.execute(
+                select(memory_edges.c.weight).where(
+                    memory_edges.c.memory_a == a, memory_edges.c.memory_b == b
+                )
+            ).scalar()
+            if current is None:
+                conn.execute(
+                    insert(memory_edges).values(
+                        namespace=scope.namespace,
+                        memory_a=a,
+                        memory_b=b,
+                        weight=strengthen(NEUTRAL_WEIGHT),
+                        updated_at=now,
+                        decayed_at=now,
+                    )
+                )
+            else:
+                conn.execute(
+                    update(memory_edges)
+                    .where(memory_edges.c.memory_a == a, memory_edges.c.memory_b == b)
+                    .values(weight=strengthen(float(current)), updated_at=now)
+                )
+
+    # ------------------------------------------------------------------ spreading
+    def _neighbourhood(
+        self, conn: Connection, namespace: str, seeds: set[int]
+    ) -> list[tuple[int, int, float]]:
+        edges: dict[tuple[int, int], float] = {}
+        frontier = set(seeds)
+        reached = set(seeds)
+        for _hop in range(2):
+            if not frontier or len(reached) >= _MAX_NODES:
+                break
+            rows = conn.execute(
+                select(memory_edges.c.memory_a, memory_edges.c.memory_b, memory_edges.c.weight)
+                .where(
+                    memory_edges.c.namespace == namespace,
+                    or_(
+                        memory_edges.c.memory_a.in_(list(frontier)),
+                        memory_edges.c.memory_b.in_(list(frontier)),
+                    ),
+                )
+                .order_by(memory_edges.c.weight.desc())
+                .limit(_MAX_NODES)
+            ).all()
+            new: set[int] = set()
+            for a, b, weight in rows:
+                edges[(int(a), int(b))] = float(weight)
+                new.update((int(a), int(b)))
+            frontier = new - reached
+            reached |= new
+        return [(a, b, w) for (a, b), w in edges.items()]
+
+    def rerank(
+        self,
+        conn: Connection,
+        scope: StageScope,
+        request: RecallRequest,
+        results: list[RecallResult],
+    ) -> list[RecallResult]:
+        layers = {layer for layer in request.layers if layer in _GRAPH_LAYERS}
+        seeds = [r for r in results if r.score > 0 and r.layer in _GRAPH_LAYERS][: self.seeds]
+        if not seeds or not layers:
+            return results
+        pk_of = pks_of(conn, scope.namespace, [r.id for r in seeds])
+        seed_scores = {pk_of[r.id]: r.score for r in seeds if r.id in pk_of}
+        edges = self._neighbourhood(conn, scope.namespace, set(seed_scores))
+        if not edges:
+            return results
+        nodes = sorted({seed for seed in seed_scores} | {n for a, b, _ in edges for n in (a, b)})
+        ranks = personalized_pagerank(nodes, undirected_to_directed(edges), seed_scores).scores
+        top_seed = max(ranks[pk] for pk in seed_scores)
+        best_score = max(seed_scores.values())
+        present = {r.id for r in results}
+        spread = {
+            pk: self.spread_weight * best_score * min(1.0, rank / top_seed)
+            for pk, rank in ranks.items()
+            if pk not in seed_scores and rank > 0
+        }
+        loaded = scope.load_results(conn, spread)
+        added = [
+            with_metadata(result, via="graph")
+            for result in loaded.values()
+            if result.id not in present
+            and result.layer in layers
+            and result.score > 0
+            and (request.context is None or result.metadata.get("context") == request.context)
+        ]
+        added.sort(key=lambda r: r.score, reverse=True)
+        merged = results + added[: request.limit]
+        merged.sort(key=lambda r: r.score, reverse=True)
+        return merged
+
+    # ------------------------------------------------------------------ forgetting
+    def consolidate(self, conn: Connection, scope: StageScope, now: datetime) -> int:
+        moment = _utc_naive(now)
+        rows = conn.execute(
+            select(
+                memory_edges.c.memory_a,
+                memory_edges.c.memory_b,
+                memory_edges.c.weight,
+                memory_edges.c.decayed_at,
+            ).where(memory_edges.c.namespace == scope.namespace)
+        ).all()
+        pruned = 0
+        for row in rows:
+            days = (moment - row.decayed_at).total_seconds() / _SECONDS_PER_DAY
+            if days <= 0:
+                continue
+            weight = decay(float(row.weight), days)
+            where = (memory_edges.c.memory_a == row.memory_a) & (
+                memory_edges.c.memory_b == row.memory_b
+            )
+            if weight == 0.0:
+                conn.execute(delete(memory_edges).where(where))
+                pruned += 1
+            else:
+                conn.execute(
+                    update(memory_edges).where(where).values(weight=weight, decayed_at=moment)
+                )
+        return pruned
