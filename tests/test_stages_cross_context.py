@@ -22,7 +22,12 @@ def names(text: str) -> list[str]:
 # ---------------------------------------------------------------------- extraction
 def test_extracts_multi_word_names_and_particles() -> None:
     text = "Anna Schmidt met Ludwig van Beethoven fans from Bank of America in New York City."
-    assert names(text) == ["Anna Schmidt", "Ludwig van Beethoven", "Bank of America", "New York City"]
+    assert names(text) == [
+        "Anna Schmidt",
+        "Ludwig van Beethoven",
+        "Bank of America",
+        "New York City",
+    ]
 
 
 def test_sentence_opening_words_need_a_second_sighting() -> None:

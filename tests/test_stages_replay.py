@@ -26,7 +26,9 @@ def schedule(memory: MemoryCoordinator, fact_id: str) -> tuple[float, datetime]:
 
 
 def store_facts(memory: MemoryCoordinator, count: int) -> list[str]:
-    return [memory.store(f"Fact number {i} about the harbour", layer="semantic") for i in range(count)]
+    return [
+        memory.store(f"Fact number {i} about the harbour", layer="semantic") for i in range(count)
+    ]
 
 
 def test_replay_raises_stability_and_moves_the_review_out(store_location: str) -> None:

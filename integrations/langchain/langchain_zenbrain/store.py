@@ -168,15 +168,14 @@ class ZenBrainStore(BaseStore):
 
     # ------------------------------------------------------------------ put / delete
     def _put(self, op: PutOp) -> None:
-        if not op.namespace:
-            raise InvalidNamespaceError("Namespace cannot be empty.")
-        if op.namespace[0] == "langgraph":
-            raise InvalidNamespaceError(
-                f'Root label for namespace cannot be "langgraph". Got: {op.namespace}'
-            )
         view = self.coordinator_for(op.namespace)
         previous = self._find(op.namespace, op.key)
         if op.value is not None:
+            if op.namespace[0] == "langgraph":
+                # LangGraph reserves this root label for its own use.
+                raise InvalidNamespaceError(
+                    f'Root label for namespace cannot be "langgraph". Got: {op.namespace}'
+                )
             value = dict(op.value)
             _check_json(value)
             now = datetime.now(UTC)

@@ -23,7 +23,7 @@ def test_all_names_the_public_api() -> None:
 
 def test_unknown_attribute_is_an_attribute_error() -> None:
     try:
-        langchain_zenbrain.NotAThing  # type: ignore[attr-defined]  # noqa: B018
+        langchain_zenbrain.NotAThing  # noqa: B018
     except AttributeError as exc:
         assert "NotAThing" in str(exc)
     else:

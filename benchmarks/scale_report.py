@@ -1,0 +1,533 @@
+"""Markdown tables, the plot, and the ``## Scale and speed`` section of docs/benchmarks.md.
+
+``docs/benchmarks.md`` is shared with other benchmarks: this module only ever replaces the
+part from its ``## Scale and speed`` heading to the next level-2 heading.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from scale_systems import Measurement
+
+if TYPE_CHECKING:
+    from scale import ScaleRun
+
+__all__ = [
+    "SECTION_HEADING",
+    "TargetCheck",
+    "check_targets",
+    "markdown_section",
+    "plot",
+    "replace_section",
+    "write_docs",
+]
+
+SECTION_HEADING = "## Scale and speed"
+_DOCS_TITLE = "# Benchmarks"
+TARGET_SIZE = 100_000
+MILLION = 1_000_000
+# Issue 7's targets, all on this 2-core machine.
+LEXICAL_P50_MS = 15.0
+HYBRID_P50_MS = 25.0
+SQLITE_MILLION_P50_MS = 60.0
+POSTGRES_MILLION_P50_MS = 20.0
+BATCH_STORE_PER_S = 20_000.0
+
+_ZENBRAIN_ORDER = (
+    ("sqlite", "lexical"),
+    ("sqlite", "hybrid"),
+    ("postgres", "lexical"),
+    ("postgres", "hybrid"),
+)
+_PEER_ORDER = ("langgraph", "llamaindex", "numpy")
+
+
+# --------------------------------------------------------------------------- helpers
+def _ms(value: float | None) -> str:
+    if value is None:
+        return "—"
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def _rate(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.0f}"
+
+
+def _size(size: int) -> str:
+    if size >= MILLION and size % MILLION == 0:
+        return f"{size // MILLION}M"
+    if size >= 1000 and size % 1000 == 0:
+        return f"{size // 1000}k"
+    return f"{size:,}"
+
+
+def _find(run: ScaleRun, system: str, backend: str | None, mode: str | None, size: int) -> (
+    Measurement | None
+):
+    for m in run.measurements:
+        if (
+            m.system == system
+            and m.size == size
+            and (backend is None or m.backend == backend)
+            and (mode is None or m.mode == mode)
+        ):
+            return m
+    return None
+
+
+def _rows(run: ScaleRun) -> list[tuple[str, str | None, str | None]]:
+    """(system, backend, mode) keys present in the run, in report order."""
+    keys: list[tuple[str, str | None, str | None]] = []
+    for backend, mode in _ZENBRAIN_ORDER:
+        if any(m.system == "zenbrain" and (m.backend, m.mode) == (backend, mode) for m in
+               run.measurements):
+            keys.append(("zenbrain", backend, mode))
+    for peer in _PEER_ORDER:
+        if any(m.system == peer for m in run.measurements):
+            keys.append((peer, None, None))
+    return keys
+
+
+def _sizes(run: ScaleRun) -> list[int]:
+    return sorted({m.size for m in run.measurements})
+
+
+def _label(run: ScaleRun, key: tuple[str, str | None, str | None]) -> str:
+    for m in run.measurements:
+        if (m.system, m.backend if key[1] else None, m.mode if key[2] else None) == key:
+            return m.label
+    return key[0]
+
+
+def _table(
+    run: ScaleRun,
+    header: str,
+    cell: Callable[[Measurement], str],
+    keys: Sequence[tuple[str, str | None, str | None]] | None = None,
+) -> list[str]:
+    sizes = _sizes(run)
+    chosen = list(keys if keys is not None else _rows(run))
+    lines = [
+        f"| {header} | " + " | ".join(_size(s) for s in sizes) + " |",
+        "|---|" + "---:|" * len(sizes),
+    ]
+    for key in chosen:
+        cells = []
+        for size in sizes:
+            found = _find(run, key[0], key[1], key[2], size)
+            cells.append(cell(found) if found is not None else "—")
+        if all(c == "—" for c in cells):
+            continue
+        lines.append(f"| {_label(run, key)} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _zenbrain_keys(run: ScaleRun) -> list[tuple[str, str | None, str | None]]:
+    return [k for k in _rows(run) if k[0] == "zenbrain"]
+
+
+# --------------------------------------------------------------------------- targets
+@dataclass
+class TargetCheck:
+    target: str
+    measured: str
+    met: bool | None  # None: not measured in this run
+    gap: str
+
+
+def _p50(run: ScaleRun, backend: str, mode: str, size: int) -> float | None:
+    found = _find(run, "zenbrain", backend, mode, size)
+    return found.recall.p50_ms if found else None
+
+
+def _latency_check(label: str, limit: float, value: float | None) -> TargetCheck:
+    if value is None:
+        return TargetCheck(label, "not measured in this run", None, "—")
+    met = value <= limit
+    gap = "—" if met else f"{value - limit:.1f} ms over ({value / limit:.1f}× the target)"
+    return TargetCheck(label, f"{value:.1f} ms", met, gap)
+
+
+def growth_exponent(small: float, large: float, small_size: int, large_size: int) -> float:
+    """``b`` in ``latency ∝ size^b`` between two sizes; below 1 is sublinear."""
+    return math.log(large / small) / math.log(large_size / small_size)
+
+
+def check_targets(run: ScaleRun) -> list[TargetCheck]:
+    checks = [
+        _latency_check(
+            f"recall p50 ≤ {LEXICAL_P50_MS:.0f} ms, lexical, SQLite, 100k",
+            LEXICAL_P50_MS,
+            _p50(run, "sqlite", "lexical", TARGET_SIZE),
+        ),
+        _latency_check(
+            f"recall p50 ≤ {HYBRID_P50_MS:.0f} ms, hybrid, SQLite, 100k",
+            HYBRID_P50_MS,
+            _p50(run, "sqlite", "hybrid", TARGET_SIZE),
+        ),
+    ]
+    for mode in ("lexical", "hybrid"):
+        checks.append(
+            _latency_check(
+                f"recall p50 ≤ {SQLITE_MILLION_P50_MS:.0f} ms, {mode}, SQLite, 1M",
+                SQLITE_MILLION_P50_MS,
+                _p50(run, "sqlite", mode, MILLION),
+            )
+        )
+    checks.append(
+        _latency_check(
+            f"recall p50 ≤ {POSTGRES_MILLION_P50_MS:.0f} ms, hybrid, PostgreSQL + HNSW, 1M",
+            POSTGRES_MILLION_P50_MS,
+            _p50(run, "postgres", "hybrid", MILLION),
+        )
+    )
+    lexical_loads = [
+        m for m in run.measurements if m.system == "zenbrain" and m.mode == "lexical"
+        and m.backend == "sqlite" and m.batch_rate
+    ]
+    if lexical_loads:
+        best = max(lexical_loads, key=lambda m: m.size)
+        rate = best.batch_rate or 0.0
+        met = rate >= BATCH_STORE_PER_S
+        checks.append(
+            TargetCheck(
+                f"batch store ≥ {BATCH_STORE_PER_S:,.0f}/s without embeddings (SQLite)",
+                f"{rate:,.0f}/s at {_size(best.size)}",
+                met,
+                "—" if met else f"{BATCH_STORE_PER_S / rate:.1f}× too slow",
+            )
+        )
+    for backend, mode in _ZENBRAIN_ORDER:
+        points = sorted(
+            (m.size, m.recall.p50_ms)
+            for m in run.measurements
+            if m.system == "zenbrain" and (m.backend, m.mode) == (backend, mode)
+            and m.recall.p50_ms and m.size >= 10_000
+        )
+        if len(points) < 2:
+            continue
+        (small_size, small), (large_size, large) = points[0], points[-1]
+        exponent = growth_exponent(small, large, small_size, large_size)
+        checks.append(
+            TargetCheck(
+                f"recall grows sublinearly, {backend} {mode}",
+                f"p50 ∝ n^{exponent:.2f} ({_size(small_size)}→{_size(large_size)})",
+                exponent < 1.0,
+                "—" if exponent < 1.0 else f"exponent {exponent:.2f} ≥ 1",
+            )
+        )
+    zen = _find(run, "zenbrain", "sqlite", "hybrid", TARGET_SIZE)
+    for peer in ("langgraph", "llamaindex"):
+        other = _find(run, peer, None, None, TARGET_SIZE)
+        if zen is None or other is None or not zen.recall.p50_ms or not other.recall.p50_ms:
+            continue
+        ratio = zen.recall.p50_ms / other.recall.p50_ms
+        checks.append(
+            TargetCheck(
+                f"faster than {other.label} on recall at 100k (SQLite hybrid)",
+                f"ratio {ratio:.3f}",
+                ratio < 1.0,
+                "—" if ratio < 1.0 else f"{ratio:.1f}× slower",
+            )
+        )
+    return checks
+
+
+# --------------------------------------------------------------------------- sections
+def _machine(run: ScaleRun) -> list[str]:
+    facts = run.machine
+    keys = [
+        "cpu cores", "processor", "platform", "python", "sqlite", "postgres", "pgvector",
+        "numpy", "sqlalchemy", "langgraph", "llama-index-core", "blas",
+    ]
+    lines = [f"- {key}: {facts[key]}" for key in keys if key in facts]
+    pg = [f"{k.removeprefix('pg_')}={facts[k]}" for k in sorted(facts) if k.startswith("pg_")]
+    if pg:
+        lines.append(
+            "- PostgreSQL server settings: " + ", ".join(pg) + " (the throwaway test server; "
+            "fsync off makes its writes faster than a durable production server's)"
+        )
+    return lines
+
+
+def _ratio_table(run: ScaleRun) -> list[str]:
+    peers = [p for p in _PEER_ORDER if any(m.system == p for m in run.measurements)]
+    zen_keys = _zenbrain_keys(run)
+    if not peers or not zen_keys:
+        return []
+    sizes = [s for s in _sizes(run) if any(_find(run, p, None, None, s) for p in peers)]
+    lines = [
+        "| zenbrain p50 ÷ peer p50 | " + " | ".join(
+            f"{_label(run, (p, None, None))} {_size(s)}" for s in sizes for p in peers
+            if _find(run, p, None, None, s)
+        ) + " |",
+    ]
+    columns = [(s, p) for s in sizes for p in peers if _find(run, p, None, None, s)]
+    lines.append("|---|" + "---:|" * len(columns))
+    for key in zen_keys:
+        cells = []
+        for size, peer in columns:
+            zen = _find(run, *key, size)
+            other = _find(run, peer, None, None, size)
+            if zen and other and zen.recall.p50_ms and other.recall.p50_ms:
+                cells.append(f"{zen.recall.p50_ms / other.recall.p50_ms:.3g}")
+            else:
+                cells.append("—")
+        lines.append(f"| {_label(run, key)} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _profile_section(run: ScaleRun) -> list[str]:
+    profile = run.profile
+    if profile is None:
+        return ["No profile in this run (`--profile-size` was off or not among the sizes)."]
+    lines = [
+        f"cProfile on the SQLite store of {_size(profile.size)} memories (opened with the "
+        "precomputed-vector embedder), after the timed part. Times are per operation and "
+        "include the profiler's own overhead; *own* is time inside the function itself.",
+        "",
+    ]
+    for path in profile.paths:
+        lines += [
+            f"**{path.name}** — {path.operations} operations, {path.mean_ms:.2f} ms each "
+            "under the profiler",
+            "",
+            "| function | calls | own ms/op | cumulative ms/op |",
+            "|---|---:|---:|---:|",
+        ]
+        for entry in path.entries[:8]:
+            name = entry.function.replace("|", "\\|")
+            lines.append(
+                f"| `{name}` | {entry.calls:,} | {entry.own_ms:.3f} | {entry.cumulative_ms:.3f} |"
+            )
+        lines.append("")
+    if profile.blas_default_p50_ms and profile.blas_single_p50_ms:
+        lines.append(
+            f"Same store, same 50 queries, hybrid recall p50: **{profile.blas_default_p50_ms:.1f}"
+            f" ms** with BLAS on its default one thread per core, **"
+            f"{profile.blas_single_p50_ms:.1f} ms** with BLAS pinned to one thread."
+        )
+        lines.append("")
+    return lines
+
+
+def markdown_section(run: ScaleRun, plot_name: str = "scale.png") -> str:
+    """The whole ``## Scale and speed`` section, heading included, ending in a newline."""
+    settings = run.settings
+    measured_sizes = ", ".join(_size(s) for s in settings.get("sizes", []))
+    floor_only = ", ".join(_size(s) for s in settings.get("floor_only_sizes", []))
+    lines = [
+        SECTION_HEADING,
+        "",
+        f"Produced by `{run.command}` on {run.started}; the run took "
+        f"{run.seconds / 60:.1f} minutes. Raw numbers: `docs/scale-results.json`; "
+        "rebuild this section from them with `python benchmarks/scale.py --from-results "
+        "docs/scale-results.json --write-docs`.",
+        "",
+        "### What was measured",
+        "",
+        f"- Sizes: {measured_sizes} memories"
+        + (f"; the numpy floor also at {floor_only} (corpus only, no store)." if floor_only
+           else "."),
+        f"- Memories: synthetic sentences of 8–24 words (mean "
+        f"{settings.get('mean_memory_chars', 0):.0f} characters) drawn from a Zipf "
+        "distribution (exponent 1) over a 30,000-word vocabulary whose top ranks are English "
+        "function words (dropped as stopwords, as in real text) and the rest made-up words; "
+        f"queries are 5–10-word sentences from the same distribution (mean "
+        f"{settings.get('mean_query_chars', 0):.0f} characters). Seeded "
+        f"({settings.get('seed')}): every system gets the same texts.",
+        f"- Vectors: {settings.get('dimension')}-d, a fixed random projection of each text's "
+        "bag of content words, precomputed once and served from a dict by every system's "
+        "embedder (zenbrain's `EmbeddingProvider`, LangGraph's `embed` function, a LlamaIndex "
+        "`BaseEmbedding`), so no embedder's speed hides a store's. The peers get plain lists "
+        "of floats, as their embedding interfaces specify.",
+        "- zenbrain: `store_many()` in batches of "
+        f"{settings.get('batch_size')} (batch throughput), then "
+        f"{settings.get('queries')} timed `recall(query, limit=10)` after "
+        f"{settings.get('warmup')} untimed warm-up calls, then {settings.get('single_stores')}"
+        " single `store()` calls, each followed by a timed recall (an agent's turn: write, "
+        "then read). *lexical* is a store opened without an embedder; *hybrid* one opened "
+        "with the precomputed-vector embedder (lexical candidates plus vector neighbours, "
+        "fused). The synthetic texts carry no emotion or steps, so every memory is routed "
+        "to the semantic layer: recall searches one layer holding all *n* memories.",
+        "- Peers: LangGraph `InMemoryStore(index={dims, embed, fields=['text']})`, bulk-loaded"
+        " with `batch([PutOp…])`, recalled with `search(namespace, query=…, limit=10)`; "
+        "LlamaIndex `VectorMemoryBlock` with `similarity_top_k=10` over `SimpleVectorStore` "
+        "(a subclass that also keeps node texts, since the block refuses a store without "
+        "text; search is `SimpleVectorStore.query` unchanged), single stores through "
+        "`aput([ChatMessage])`, bulk load as one node per memory straight into the vector "
+        "store, recall through `aget(messages=[ChatMessage])`; and the floor, `matrix @ "
+        "query` plus `argpartition` over the same float32 unit vectors. The peers are in "
+        f"memory and run up to {_size(settings.get('peer_max_size', 0))}; their slow recalls "
+        "are timed until 20 s are spent (at least 10 calls), after 3 warm-up calls.",
+        "- Medians (p50) and 95th percentiles of per-call wall time; warm-up excluded; all in "
+        "one process, one after another, on an otherwise idle machine. Disk size is the SQLite"
+        " file plus its WAL after closing, or the PostgreSQL tables with their indexes and "
+        "TOAST.",
+        "",
+        "Machine:",
+        "",
+        *_machine(run),
+        "",
+        f"![recall latency and store throughput against the number of memories]({plot_name})",
+        "",
+        "### Recall latency",
+        "",
+        "p50 / p95 in milliseconds, `limit=10`.",
+        "",
+        *_table(
+            run, "recall p50 / p95 (ms)",
+            lambda m: f"{_ms(m.recall.p50_ms)} / {_ms(m.recall.p95_ms)}"
+            if m.recall.count else "—",
+        ),
+        "",
+        "zenbrain recall right after a single `store()` (p50 / p95, ms): the write drops the "
+        "SQLite back end's cached vector matrix, so the next hybrid recall reloads it.",
+        "",
+        *_table(
+            run, "recall after a store (ms)",
+            lambda m: f"{_ms(m.recall_after_store.p50_ms)} / {_ms(m.recall_after_store.p95_ms)}"
+            if m.recall_after_store.count else "—",
+            _zenbrain_keys(run),
+        ),
+        "",
+        "### Ratios",
+        "",
+        "zenbrain's recall p50 divided by each peer's at the same size (below 1: zenbrain is "
+        "faster). zenbrain's recall does more than a vector search — lexical candidates, IDF "
+        "weights, fusion, rows fetched from a database — while the peers only rank vectors.",
+        "",
+        *_ratio_table(run),
+        "",
+        "### Store throughput",
+        "",
+        "Memories per second: batch (`store_many` / bulk load, whole load timed) and single "
+        "(1 ÷ median `store()` latency).",
+        "",
+        *_table(
+            run, "batch / single (memories/s)",
+            lambda m: f"{_rate(m.batch_rate)} / {_rate(m.single_rate)}"
+            if m.batch_rate or m.single.count else "—",
+            [k for k in _rows(run) if k[0] != "numpy"],
+        ),
+        "",
+        "### Size on disk",
+        "",
+        f"Bytes per memory (the texts average {settings.get('mean_memory_chars', 0):.0f} "
+        f"characters; a {settings.get('dimension')}-d float32 vector is "
+        f"{4 * int(settings.get('dimension') or 0):,} bytes).",
+        "",
+        *_table(
+            run, "bytes per memory",
+            lambda m: _rate(m.bytes_per_memory),
+            _zenbrain_keys(run),
+        ),
+        "",
+        "### Targets",
+        "",
+        "| target (issue 7) | measured | met |  gap |",
+        "|---|---|---|---|",
+    ]
+    for check in check_targets(run):
+        mark = {True: "yes", False: "**no**", None: "not run"}[check.met]
+        lines.append(f"| {check.target} | {check.measured} | {mark} | {check.gap} |")
+    lines += [
+        "",
+        "### Profiles",
+        "",
+        *_profile_section(run),
+    ]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+# --------------------------------------------------------------------------- plot
+def plot(run: ScaleRun, path: Path) -> None:
+    """Recall p50 and batch store throughput against size, log-log, one line per system."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8))
+    for key in _rows(run):
+        points = sorted(
+            (m.size, m.recall.p50_ms, m.batch_rate)
+            for m in run.measurements
+            if (m.system, m.backend if key[1] else None, m.mode if key[2] else None) == key
+        )
+        label = _label(run, key)
+        style = "-" if key[0] == "zenbrain" else "--"
+        latency = [(s, p) for s, p, _ in points if p]
+        if latency:
+            left.plot(*zip(*latency, strict=True), style, marker="o", label=label)
+        rates = [(s, r) for s, _, r in points if r]
+        if rates:
+            right.plot(*zip(*rates, strict=True), style, marker="o", label=label)
+    for axis in (left, right):
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        axis.set_xlabel("memories")
+        axis.grid(True, which="both", alpha=0.3)
+    left.axhline(HYBRID_P50_MS, color="grey", linewidth=0.8, linestyle=":")
+    left.set_ylabel("recall p50 (ms)")
+    left.set_title("Recall latency (lower is better)")
+    right.axhline(BATCH_STORE_PER_S, color="grey", linewidth=0.8, linestyle=":")
+    right.set_ylabel("memories / s")
+    right.set_title("Batch store throughput (higher is better)")
+    left.legend(fontsize=7)
+    figure.suptitle(f"zenbrain scale benchmark — {run.machine.get('cpu cores')} cores, "
+                    f"{run.started}", fontsize=9)
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+# --------------------------------------------------------------------------- docs file
+def _is_level2_heading(line: str) -> bool:
+    return line.startswith("## ")
+
+
+def replace_section(document: str, section: str, heading: str = SECTION_HEADING) -> str:
+    """Put ``section`` in place of the ``heading`` section of ``document``, or append it.
+
+    The old section runs from its heading line to the next level-2 heading outside a code
+    fence (or the end of the file); everything else is kept byte for byte.
+    """
+    lines = document.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.rstrip() == heading), None)
+    body = section if section.endswith("\n") else section + "\n"
+    if start is None:
+        if not document.strip():
+            return f"{_DOCS_TITLE}\n\n{body}"
+        return document.rstrip("\n") + "\n\n" + body
+    end = len(lines)
+    in_fence = False
+    for i in range(start + 1, len(lines)):
+        if lines[i].lstrip().startswith("```"):
+            in_fence = not in_fence
+        elif not in_fence and _is_level2_heading(lines[i]):
+            end = i
+            break
+    tail = lines[end:]
+    if tail:
+        body += "\n"
+    return "".join(lines[:start]) + body + "".join(tail)
+
+
+def write_docs(run: ScaleRun, docs: Path, plot_path: Path) -> None:
+    """Write the plot and replace (or add) this section of ``docs``."""
+    plot(run, plot_path)
+    current = docs.read_text(encoding="utf-8") if docs.is_file() else ""
+    docs.parent.mkdir(parents=True, exist_ok=True)
+    relative = plot_path.name if plot_path.parent == docs.parent else str(plot_path)
+    docs.write_text(replace_section(current, markdown_section(run, relative)), encoding="utf-8")
