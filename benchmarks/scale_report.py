@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from scale_profile import ProfileEntry
 from scale_systems import Measurement
 
 if TYPE_CHECKING:
@@ -70,9 +71,9 @@ def _size(size: int) -> str:
     return f"{size:,}"
 
 
-def _find(run: ScaleRun, system: str, backend: str | None, mode: str | None, size: int) -> (
-    Measurement | None
-):
+def _find(
+    run: ScaleRun, system: str, backend: str | None, mode: str | None, size: int
+) -> Measurement | None:
     for m in run.measurements:
         if (
             m.system == system
@@ -88,8 +89,10 @@ def _rows(run: ScaleRun) -> list[tuple[str, str | None, str | None]]:
     """(system, backend, mode) keys present in the run, in report order."""
     keys: list[tuple[str, str | None, str | None]] = []
     for backend, mode in _ZENBRAIN_ORDER:
-        if any(m.system == "zenbrain" and (m.backend, m.mode) == (backend, mode) for m in
-               run.measurements):
+        if any(
+            m.system == "zenbrain" and (m.backend, m.mode) == (backend, mode)
+            for m in run.measurements
+        ):
             keys.append(("zenbrain", backend, mode))
     for peer in _PEER_ORDER:
         if any(m.system == peer for m in run.measurements):
@@ -191,8 +194,9 @@ def check_targets(run: ScaleRun) -> list[TargetCheck]:
         )
     )
     lexical_loads = [
-        m for m in run.measurements if m.system == "zenbrain" and m.mode == "lexical"
-        and m.backend == "sqlite" and m.batch_rate
+        m
+        for m in run.measurements
+        if m.system == "zenbrain" and m.mode == "lexical" and m.backend == "sqlite" and m.batch_rate
     ]
     if lexical_loads:
         best = max(lexical_loads, key=lambda m: m.size)
@@ -210,8 +214,10 @@ def check_targets(run: ScaleRun) -> list[TargetCheck]:
         points = sorted(
             (m.size, m.recall.p50_ms)
             for m in run.measurements
-            if m.system == "zenbrain" and (m.backend, m.mode) == (backend, mode)
-            and m.recall.p50_ms and m.size >= 10_000
+            if m.system == "zenbrain"
+            and (m.backend, m.mode) == (backend, mode)
+            and m.recall.p50_ms
+            and m.size >= 10_000
         )
         if len(points) < 2:
             continue
@@ -246,8 +252,18 @@ def check_targets(run: ScaleRun) -> list[TargetCheck]:
 def _machine(run: ScaleRun) -> list[str]:
     facts = run.machine
     keys = [
-        "cpu cores", "processor", "platform", "python", "sqlite", "postgres", "pgvector",
-        "numpy", "sqlalchemy", "langgraph", "llama-index-core", "blas",
+        "cpu cores",
+        "processor",
+        "platform",
+        "python",
+        "sqlite",
+        "postgres",
+        "pgvector",
+        "numpy",
+        "sqlalchemy",
+        "langgraph",
+        "llama-index-core",
+        "blas",
     ]
     lines = [f"- {key}: {facts[key]}" for key in keys if key in facts]
     pg = [f"{k.removeprefix('pg_')}={facts[k]}" for k in sorted(facts) if k.startswith("pg_")]
@@ -266,10 +282,14 @@ def _ratio_table(run: ScaleRun) -> list[str]:
         return []
     sizes = [s for s in _sizes(run) if any(_find(run, p, None, None, s) for p in peers)]
     lines = [
-        "| zenbrain p50 ÷ peer p50 | " + " | ".join(
-            f"{_label(run, (p, None, None))} {_size(s)}" for s in sizes for p in peers
+        "| zenbrain p50 ÷ peer p50 | "
+        + " | ".join(
+            f"{_label(run, (p, None, None))} {_size(s)}"
+            for s in sizes
+            for p in peers
             if _find(run, p, None, None, s)
-        ) + " |",
+        )
+        + " |",
     ]
     columns = [(s, p) for s in sizes for p in peers if _find(run, p, None, None, s)]
     lines.append("|---|" + "---:|" * len(columns))
@@ -284,6 +304,11 @@ def _ratio_table(run: ScaleRun) -> list[str]:
                 cells.append("—")
         lines.append(f"| {_label(run, key)} | " + " | ".join(cells) + " |")
     return lines
+
+
+def _profile_row(entry: ProfileEntry) -> str:
+    name = entry.function.replace("|", "\\|")
+    return f"| `{name}` | {entry.calls:,} | {entry.own_ms:.3f} | {entry.cumulative_ms:.3f} |"
 
 
 def _profile_section(run: ScaleRun) -> list[str]:
@@ -305,10 +330,14 @@ def _profile_section(run: ScaleRun) -> list[str]:
             "|---|---:|---:|---:|",
         ]
         for entry in path.entries[:8]:
-            name = entry.function.replace("|", "\\|")
-            lines.append(
-                f"| `{name}` | {entry.calls:,} | {entry.own_ms:.3f} | {entry.cumulative_ms:.3f} |"
-            )
+            lines.append(_profile_row(entry))
+        if path.zenbrain_entries:
+            lines += [
+                "",
+                "| zenbrain function, by cumulative time | calls | own ms/op | cumulative ms/op |",
+                "|---|---:|---:|---:|",
+            ]
+            lines += [_profile_row(entry) for entry in path.zenbrain_entries[:10]]
         lines.append("")
     if profile.blas_default_p50_ms and profile.blas_single_p50_ms:
         lines.append(
@@ -336,8 +365,11 @@ def markdown_section(run: ScaleRun, plot_name: str = "scale.png") -> str:
         "### What was measured",
         "",
         f"- Sizes: {measured_sizes} memories"
-        + (f"; the numpy floor also at {floor_only} (corpus only, no store)." if floor_only
-           else "."),
+        + (
+            f"; the numpy floor also at {floor_only} (corpus only, no store)."
+            if floor_only
+            else "."
+        ),
         f"- Memories: synthetic sentences of 8–24 words (mean "
         f"{settings.get('mean_memory_chars', 0):.0f} characters) drawn from a Zipf "
         "distribution (exponent 1) over a 30,000-word vocabulary whose top ranks are English "
@@ -385,18 +417,22 @@ def markdown_section(run: ScaleRun, plot_name: str = "scale.png") -> str:
         "p50 / p95 in milliseconds, `limit=10`.",
         "",
         *_table(
-            run, "recall p50 / p95 (ms)",
-            lambda m: f"{_ms(m.recall.p50_ms)} / {_ms(m.recall.p95_ms)}"
-            if m.recall.count else "—",
+            run,
+            "recall p50 / p95 (ms)",
+            lambda m: f"{_ms(m.recall.p50_ms)} / {_ms(m.recall.p95_ms)}" if m.recall.count else "—",
         ),
         "",
         "zenbrain recall right after a single `store()` (p50 / p95, ms): the write drops the "
         "SQLite back end's cached vector matrix, so the next hybrid recall reloads it.",
         "",
         *_table(
-            run, "recall after a store (ms)",
-            lambda m: f"{_ms(m.recall_after_store.p50_ms)} / {_ms(m.recall_after_store.p95_ms)}"
-            if m.recall_after_store.count else "—",
+            run,
+            "recall after a store (ms)",
+            lambda m: (
+                f"{_ms(m.recall_after_store.p50_ms)} / {_ms(m.recall_after_store.p95_ms)}"
+                if m.recall_after_store.count
+                else "—"
+            ),
             _zenbrain_keys(run),
         ),
         "",
@@ -414,9 +450,13 @@ def markdown_section(run: ScaleRun, plot_name: str = "scale.png") -> str:
         "(1 ÷ median `store()` latency).",
         "",
         *_table(
-            run, "batch / single (memories/s)",
-            lambda m: f"{_rate(m.batch_rate)} / {_rate(m.single_rate)}"
-            if m.batch_rate or m.single.count else "—",
+            run,
+            "batch / single (memories/s)",
+            lambda m: (
+                f"{_rate(m.batch_rate)} / {_rate(m.single_rate)}"
+                if m.batch_rate or m.single.count
+                else "—"
+            ),
             [k for k in _rows(run) if k[0] != "numpy"],
         ),
         "",
@@ -427,7 +467,8 @@ def markdown_section(run: ScaleRun, plot_name: str = "scale.png") -> str:
         f"{4 * int(settings.get('dimension') or 0):,} bytes).",
         "",
         *_table(
-            run, "bytes per memory",
+            run,
+            "bytes per memory",
             lambda m: _rate(m.bytes_per_memory),
             _zenbrain_keys(run),
         ),
@@ -484,8 +525,10 @@ def plot(run: ScaleRun, path: Path) -> None:
     right.set_ylabel("memories / s")
     right.set_title("Batch store throughput (higher is better)")
     left.legend(fontsize=7)
-    figure.suptitle(f"zenbrain scale benchmark — {run.machine.get('cpu cores')} cores, "
-                    f"{run.started}", fontsize=9)
+    figure.suptitle(
+        f"zenbrain scale benchmark — {run.machine.get('cpu cores')} cores, {run.started}",
+        fontsize=9,
+    )
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)

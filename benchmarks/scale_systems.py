@@ -89,6 +89,7 @@ class Measurement:
     recall: Latencies = field(default_factory=Latencies)
     recall_after_store: Latencies = field(default_factory=Latencies)
     bytes_on_disk: int | None = None
+    memories_stored: int | None = None  # the loaded ones plus the single stores
     notes: list[str] = field(default_factory=list)
     mismatches: int = 0  # recalls that returned fewer results than asked
 
@@ -109,7 +110,8 @@ class Measurement:
 
     @property
     def bytes_per_memory(self) -> float | None:
-        return self.bytes_on_disk / self.size if self.bytes_on_disk and self.size else None
+        count = self.memories_stored or self.size
+        return self.bytes_on_disk / count if self.bytes_on_disk and count else None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -241,24 +243,27 @@ def measure_zenbrain(
             queries = corpus.queries
             spent = 0.0
             for i, text in enumerate(extra[settings.warmup :]):
-                begin = time.perf_counter()
+                tick = time.perf_counter()
                 coordinator.store(text)
-                result.single.samples.append(time.perf_counter() - begin)
+                result.single.samples.append(time.perf_counter() - tick)
                 if spent > settings.peer_budget_s and result.recall_after_store.count >= 10:
                     continue
                 # An agent stores and recalls turn by turn: time the recall after a write.
-                begin = time.perf_counter()
+                tick = time.perf_counter()
                 coordinator.recall(queries[i % len(queries)], limit=settings.limit)
-                elapsed = time.perf_counter() - begin
+                elapsed = time.perf_counter() - tick
                 result.recall_after_store.samples.append(elapsed)
                 spent += elapsed
-            if profile_hook is not None:
-                profile_hook(coordinator, corpus)
+            result.memories_stored = size + len(extra)
             if embedder is not None and embedder.misses > len(extra) // 2:
                 result.notes.append(f"{embedder.misses} texts embedded outside the table")
         finally:
             coordinator.close()
         result.bytes_on_disk = disk_size()
+        if profile_hook is not None:
+            # Profiled after the disk size was taken: profiling stores more memories.
+            with MemoryCoordinator(db, namespace=NAMESPACE, embedder=embedder) as reopened:
+                profile_hook(reopened, corpus)
     return result
 
 
@@ -273,7 +278,7 @@ def postgres_facts(server_url: str) -> dict[str, str]:
             vector = conn.execute(
                 text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
             ).scalar()
-            settings = dict(
+            settings: dict[str, str] = dict(
                 conn.execute(
                     text(
                         "SELECT name, setting FROM pg_settings WHERE name IN "
@@ -325,9 +330,7 @@ def measure_langgraph(corpus: Corpus, size: int, *, settings: RunSettings) -> Me
     start = time.perf_counter()
     for begin in range(0, size, settings.batch_size):
         chunk = corpus.memories[begin : min(size, begin + settings.batch_size)]
-        store.batch(
-            [PutOp(namespace, f"m{begin + i}", {"text": t}) for i, t in enumerate(chunk)]
-        )
+        store.batch([PutOp(namespace, f"m{begin + i}", {"text": t}) for i, t in enumerate(chunk)])
         bar.update(len(chunk))
     result.load_seconds = time.perf_counter() - start
     result.batch_rate = size / result.load_seconds
@@ -340,9 +343,9 @@ def measure_langgraph(corpus: Corpus, size: int, *, settings: RunSettings) -> Me
         corpus.queries, settings, recall, budget_s=settings.peer_budget_s
     )
     for i, text in enumerate(corpus.extra[: settings.single_stores]):
-        begin = time.perf_counter()
+        tick = time.perf_counter()
         store.put(namespace, f"x{i}", {"text": text})
-        result.single.samples.append(time.perf_counter() - begin)
+        result.single.samples.append(time.perf_counter() - tick)
     return result
 
 
@@ -440,16 +443,16 @@ async def _measure_llamaindex(corpus: Corpus, size: int, settings: RunSettings) 
         await block.aget(messages=[ChatMessage(role="user", content=query)])
     spent = 0.0
     for query in queries[warm : warm + settings.queries]:
-        begin = time.perf_counter()
+        tick = time.perf_counter()
         text = await block.aget(messages=[ChatMessage(role="user", content=query)])
-        elapsed = time.perf_counter() - begin
+        elapsed = time.perf_counter() - tick
         result.recall.samples.append(elapsed)
         result.mismatches += text.count("<message role=") < min(settings.limit, size)
         spent += elapsed
         if spent > settings.peer_budget_s and result.recall.count >= 10:
             break
     for text in corpus.extra[: settings.single_stores]:
-        begin = time.perf_counter()
+        tick = time.perf_counter()
         await block.aput([ChatMessage(role="user", content=text)])
-        result.single.samples.append(time.perf_counter() - begin)
+        result.single.samples.append(time.perf_counter() - tick)
     return result
