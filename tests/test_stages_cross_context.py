@@ -95,7 +95,7 @@ def test_recall_follows_links_into_other_contexts(brain: MemoryCoordinator) -> N
     birthday = brain.store("Anna Schmidt invited us to her birthday party", context="personal")
     brain.store("The garden party was rained out", context="personal")
     results = brain.recall("quarterly report", layers=["semantic"], min_score=0.01)
-    assert [r.content for r in results][0] == "Anna Schmidt presents the quarterly report"
+    assert results[0].content == "Anna Schmidt presents the quarterly report"
     followed = next(r for r in results if r.id == birthday)
     assert followed.metadata["linked_via"] == {"entity": "Anna Schmidt", "context": "personal"}
     assert 0 < followed.score < results[0].score

@@ -34,7 +34,6 @@ from zenbrain.stages.base import (
     Stage,
     StageScope,
     StoredMemory,
-    pks_of,
     with_metadata,
 )
 from zenbrain.stages.cleanup import delete_orphan_entities
@@ -110,55 +109,72 @@ class CrossContextStage(Stage):
     def after_store(
         self, conn: Connection, scope: StageScope, stored: Sequence[StoredMemory]
     ) -> None:
-        for memory in stored:
-            previous = list(
-                conn.execute(
-                    select(entity_mentions.c.entity_pk).where(
-                        entity_mentions.c.memory_pk == memory.pk
-                    )
-                ).scalars()
+        pks = [memory.pk for memory in stored]
+        previous = list(
+            conn.execute(
+                select(entity_mentions.c.entity_pk).where(entity_mentions.c.memory_pk.in_(pks))
+            ).scalars()
+        )
+        if previous:  # a core block's new content replaces its old mentions
+            conn.execute(delete(entity_mentions).where(entity_mentions.c.memory_pk.in_(pks)))
+        found = [
+            (memory, memory.context or UNSCOPED, entity)
+            for memory in stored
+            for entity in extract_entities(memory.content)
+        ]
+        if found:
+            known = self._known_entities(conn, scope, {entity.key for _, _, entity in found})
+            fresh: dict[tuple[str, str], str] = {}
+            for _, context, entity in found:
+                if (entity.key, context) not in known:
+                    fresh.setdefault((entity.key, context), entity.name)
+            if fresh:
+                created = self._create_entities(conn, scope, fresh)
+                known.update(created)
+                for (key, context), entity_pk in created.items():
+                    if context in scope.contexts:
+                        self._link(conn, scope, entity_pk, key, context)
+            conn.execute(
+                insert(entity_mentions),
+                [
+                    {"entity_pk": known[entity.key, context], "memory_pk": memory.pk}
+                    for memory, context, entity in found
+                ],
             )
-            if previous:  # a core block's new content replaces its old mentions
-                conn.execute(
-                    delete(entity_mentions).where(entity_mentions.c.memory_pk == memory.pk)
-                )
-            found = extract_entities(memory.content)
-            context = memory.context or UNSCOPED
-            for entity in found:
-                entity_pk, created = self._entity(conn, scope, entity.name, entity.key, context)
-                conn.execute(
-                    insert(entity_mentions).values(entity_pk=entity_pk, memory_pk=memory.pk)
-                )
-                if created and context in scope.contexts:
-                    self._link(conn, scope, entity_pk, entity.key, context, memory.created_at)
-            if previous:
-                delete_orphan_entities(conn, scope.namespace, previous)
+        if previous:
+            delete_orphan_entities(conn, scope.namespace, list(set(previous)))
 
     @staticmethod
-    def _entity(
-        conn: Connection, scope: StageScope, name: str, key: str, context: str
-    ) -> tuple[int, bool]:
-        pk = conn.execute(
-            select(entities.c.pk).where(
-                entities.c.namespace == scope.namespace,
-                entities.c.key == key,
-                entities.c.context == context,
+    def _known_entities(
+        conn: Connection, scope: StageScope, keys: set[str]
+    ) -> dict[tuple[str, str], int]:
+        rows = conn.execute(
+            select(entities.c.pk, entities.c.key, entities.c.context).where(
+                entities.c.namespace == scope.namespace, entities.c.key.in_(list(keys))
             )
-        ).scalar()
-        if pk is not None:
-            return int(pk), False
-        new_pk = conn.execute(
-            insert(entities)
-            .values(
-                namespace=scope.namespace,
-                name=name,
-                key=key,
-                context=context,
-                created_at=_utc_naive(datetime.now(UTC)),
-            )
-            .returning(entities.c.pk)
-        ).scalar_one()
-        return int(new_pk), True
+        ).all()
+        return {(str(row.key), str(row.context)): int(row.pk) for row in rows}
+
+    @staticmethod
+    def _create_entities(
+        conn: Connection, scope: StageScope, fresh: dict[tuple[str, str], str]
+    ) -> dict[tuple[str, str], int]:
+        now = _utc_naive(datetime.now(UTC))
+        wanted = list(fresh)
+        pks = conn.execute(
+            insert(entities).returning(entities.c.pk, sort_by_parameter_order=True),
+            [
+                {
+                    "namespace": scope.namespace,
+                    "name": fresh[key, context],
+                    "key": key,
+                    "context": context,
+                    "created_at": now,
+                }
+                for key, context in wanted
+            ],
+        ).scalars()
+        return {pair: int(pk) for pair, pk in zip(wanted, pks, strict=True)}
 
     def _link(
         self,
@@ -167,7 +183,6 @@ class CrossContextStage(Stage):
         entity_pk: int,
         key: str,
         context: str,
-        when: datetime,
     ) -> None:
         words = key_words(key)
         others = [c for c in scope.contexts if c != context]
@@ -217,7 +232,18 @@ class CrossContextStage(Stage):
         if not layers:
             return results
         seeds = [r for r in results[: request.limit] if r.layer in _FOLLOWED_LAYERS]
-        seed_pks = pks_of(conn, scope.namespace, [r.id for r in seeds])
+        # Links join entities of configured contexts only, and an entity has the context
+        # of the memory that mentions it: memories of other contexts lead nowhere.
+        seed_pks = {
+            str(row.id): int(row.pk)
+            for row in conn.execute(
+                select(memories.c.id, memories.c.pk).where(
+                    memories.c.namespace == scope.namespace,
+                    memories.c.id.in_([r.id for r in seeds]),
+                    memories.c.context.in_(scope.contexts),
+                )
+            )
+        }
         if not seed_pks:
             return results
         score_of_pk = {seed_pks[r.id]: r.score for r in seeds if r.id in seed_pks}

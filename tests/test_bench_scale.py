@@ -1,0 +1,261 @@
+"""The scale benchmark's harness on tiny runs: real SQLite files (and a real PostgreSQL),
+real LangGraph and LlamaIndex stores. Timings are never asserted, only that the harness
+measures what it says it measures and writes only its own docs section."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+import scale  # noqa: E402
+from scale_corpus import FUNCTION_WORDS, LookupEmbedder, make_corpus  # noqa: E402
+from scale_report import (  # noqa: E402
+    SECTION_HEADING,
+    check_targets,
+    growth_exponent,
+    markdown_section,
+    replace_section,
+    write_docs,
+)
+from scale_systems import (  # noqa: E402
+    Latencies,
+    Measurement,
+    RunSettings,
+    measure_llamaindex,
+    measure_zenbrain,
+)
+
+from zenbrain.providers.base import EmbeddingProvider  # noqa: E402
+from zenbrain.text import tokenize  # noqa: E402
+
+TINY = RunSettings(batch_size=64, single_stores=8, queries=12, warmup=2, progress=False)
+
+
+@pytest.fixture(scope="module")
+def tiny_run() -> scale.ScaleRun:
+    return scale.run_benchmark(
+        sizes=[200],
+        backends=["sqlite"],
+        peers=["langgraph", "numpy"],
+        floor_sizes=[],
+        profile_size=200,
+        settings=TINY,
+        command="python benchmarks/scale.py --sizes 200 (test)",
+    )
+
+
+def _one(run: scale.ScaleRun, system: str, mode: str) -> Measurement:
+    found = [m for m in run.measurements if m.system == system and m.mode == mode]
+    assert len(found) == 1, [m.label for m in run.measurements]
+    return found[0]
+
+
+# --------------------------------------------------------------------------- corpus
+def test_corpus_is_seeded_and_larger_corpora_extend_smaller_ones() -> None:
+    small = make_corpus(40, 5, extra=3, seed=3)
+    again = make_corpus(40, 5, extra=3, seed=3)
+    larger = make_corpus(90, 5, extra=3, seed=3)
+    other = make_corpus(40, 5, extra=3, seed=4)
+    assert small.memories == again.memories and small.queries == again.queries
+    assert larger.memories[:40] == small.memories
+    assert np.array_equal(larger.memory_vectors[:40], small.memory_vectors)
+    assert other.memories != small.memories
+    assert len(small.memories) == 40 and len(small.extra) == 3 and len(small.queries) == 5
+
+
+def test_corpus_words_follow_a_zipf_like_ranking() -> None:
+    corpus = make_corpus(2000, 5, seed=5)
+    words = " ".join(corpus.memories).lower().replace(",", "").replace(".", "").split()
+    counts: dict[str, int] = {}
+    for word in words:
+        counts[word] = counts.get(word, 0) + 1
+    ranked = sorted(counts, key=counts.__getitem__, reverse=True)
+    # The most frequent words are the function words, which the tokenizer drops.
+    assert set(ranked[:5]) <= set(FUNCTION_WORDS)
+    assert all(tokenize(w) == [] for w in ranked[:5])
+    assert counts[ranked[0]] > 5 * counts[ranked[50]]
+
+
+def test_vectors_are_unit_length_and_served_by_the_lookup_embedder() -> None:
+    corpus = make_corpus(30, 4, extra=2, seed=9)
+    embedder = corpus.embedder()
+    assert isinstance(embedder, EmbeddingProvider)
+    norms = np.linalg.norm(corpus.memory_vectors, axis=1)
+    assert np.allclose(norms[norms > 0], 1.0, atol=1e-5)
+    served = embedder.embed_documents(corpus.memories[:3])
+    assert np.array_equal(served, corpus.memory_vectors[:3])
+    assert embedder.misses == 0
+    # A text outside the table is projected the same way, so shared words mean similarity.
+    fresh = embedder.embed_queries([corpus.memories[0] + " zzyzx"])[0]
+    assert embedder.misses == 1
+    assert float(fresh @ corpus.memory_vectors[0]) > 0.8
+    # The stored texts' own projection equals their precomputed vector.
+    assert np.allclose(
+        corpus.projection.embed_text(corpus.memories[1]), corpus.memory_vectors[1], atol=1e-5
+    )
+
+
+def test_lookup_embedder_returns_an_empty_matrix_for_no_texts() -> None:
+    embedder: LookupEmbedder = make_corpus(5, 2, seed=1).embedder()
+    assert embedder.embed_documents([]).shape == (0, embedder.dimension)
+
+
+# --------------------------------------------------------------------------- a tiny run
+def test_tiny_run_measures_every_system(tiny_run: scale.ScaleRun) -> None:
+    lexical = _one(tiny_run, "zenbrain", "lexical")
+    hybrid = _one(tiny_run, "zenbrain", "hybrid")
+    langgraph = _one(tiny_run, "langgraph", "vector")
+    floor = _one(tiny_run, "numpy", "vector")
+    for m in (lexical, hybrid, langgraph, floor):
+        assert m.size == 200
+        assert m.recall.count == TINY.queries
+        assert all(s > 0 for s in m.recall.samples)
+        assert m.recall.p95_ms is not None and m.recall.p50_ms is not None
+        assert m.recall.p95_ms >= m.recall.p50_ms > 0
+    for m in (lexical, hybrid):
+        assert m.single.count == TINY.single_stores
+        assert m.recall_after_store.count == TINY.single_stores
+        assert m.memories_stored == 200 + TINY.single_stores + TINY.warmup
+        assert m.batch_rate is not None and m.batch_rate > 0
+        assert m.bytes_on_disk is not None and m.bytes_on_disk > 0
+    # The hybrid store holds a float32 vector per memory on top of the lexical one's rows.
+    assert lexical.bytes_per_memory is not None and hybrid.bytes_per_memory is not None
+    assert hybrid.bytes_per_memory - lexical.bytes_per_memory > 0.8 * 4 * 384
+    assert langgraph.batch_rate is not None and langgraph.single.count == TINY.single_stores
+    assert floor.mismatches == 0 and langgraph.mismatches == 0
+    assert floor.batch_rate is None
+
+
+def test_tiny_run_profiles_store_and_recall(tiny_run: scale.ScaleRun) -> None:
+    profile = tiny_run.profile
+    assert profile is not None and profile.size == 200
+    names = [p.name for p in profile.paths]
+    assert any(n.startswith("recall, hybrid") for n in names)
+    assert any(n.startswith("recall, lexical") for n in names)
+    assert any(n.startswith("store()") for n in names)
+    assert any(n.startswith("store_many()") for n in names)
+    recall = next(p for p in profile.paths if p.name.startswith("recall, hybrid"))
+    assert recall.entries and recall.zenbrain_entries
+    assert any("recall" in e.function for e in recall.zenbrain_entries)
+    assert all(e.cumulative_ms >= e.own_ms for e in recall.entries)
+
+
+def test_llamaindex_vector_memory_block_recalls_ten_texts() -> None:
+    corpus = make_corpus(60, 20, extra=5, seed=2)
+    m = measure_llamaindex(corpus, 60, settings=TINY)
+    assert m.recall.count == TINY.queries
+    assert m.mismatches == 0  # every recall returned ten stored messages
+    assert m.single.count == 5  # only five held-out texts exist
+    assert m.batch_rate is not None and m.batch_rate > 0
+
+
+@pytest.mark.postgres
+def test_postgres_measurement(postgres_url: str) -> None:
+    corpus = make_corpus(120, 20, extra=20, seed=4)
+    m = measure_zenbrain(
+        corpus, 120, backend="postgres", hybrid=True, settings=TINY, server_url=postgres_url
+    )
+    assert m.recall.count == TINY.queries and m.single.count == TINY.single_stores
+    assert m.bytes_on_disk is not None and m.bytes_per_memory is not None
+    assert m.bytes_per_memory > 4 * 384  # the pgvector column alone
+
+
+def test_zenbrain_rejects_an_unknown_back_end() -> None:
+    with pytest.raises(ValueError, match="unknown back end"):
+        measure_zenbrain(make_corpus(5, 2, seed=1), 5, backend="oracle", hybrid=False,
+                         settings=TINY)
+
+
+# --------------------------------------------------------------------------- report
+def test_results_round_trip(tiny_run: scale.ScaleRun, tmp_path: Path) -> None:
+    path = tmp_path / "results.json"
+    scale.save_results(tiny_run, path)
+    loaded = scale.load_results(path)
+    assert markdown_section(loaded) == markdown_section(tiny_run)
+    assert loaded.measurements[0].recall.samples == tiny_run.measurements[0].recall.samples
+
+
+def test_write_docs_replaces_only_its_section(tiny_run: scale.ScaleRun, tmp_path: Path) -> None:
+    docs = tmp_path / "benchmarks.md"
+    before = "# Benchmarks\n\n## LoCoMo retrieval\n\nrecall table\n\n"
+    after = "## Later section\n\n```\n## not a heading inside a fence\n```\nend\n"
+    docs.write_text(before + SECTION_HEADING + "\n\nstale numbers\n\n" + after, encoding="utf-8")
+    write_docs(tiny_run, docs, tmp_path / "scale.png")
+    first = docs.read_text(encoding="utf-8")
+    assert first.startswith(before) and first.endswith(after)
+    assert "stale numbers" not in first
+    assert first.count(SECTION_HEADING) == 1
+    assert "| zenbrain sqlite hybrid |" in first and "LangGraph InMemoryStore" in first
+    assert "![recall latency" in first and "(scale.png)" in first
+    assert (tmp_path / "scale.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    write_docs(tiny_run, docs, tmp_path / "scale.png")
+    assert docs.read_text(encoding="utf-8") == first
+
+
+def test_replace_section_appends_and_creates() -> None:
+    section = f"{SECTION_HEADING}\n\nbody\n"
+    assert replace_section("", section) == f"# Benchmarks\n\n{section}"
+    assert replace_section("# B\n\n## Other\n\nx\n", section) == f"# B\n\n## Other\n\nx\n\n{section}"
+
+
+def _measurement(backend: str, mode: str, size: int, p50_ms: float) -> Measurement:
+    m = Measurement("zenbrain", backend, mode, size, batch_rate=5000.0)
+    m.recall = Latencies([p50_ms / 1000] * 3)
+    return m
+
+
+def test_targets_say_by_how_much_they_are_missed() -> None:
+    run = scale.ScaleRun(command="x", started="now", seconds=1.0, machine={}, settings={})
+    run.measurements = [
+        _measurement("sqlite", "lexical", 10_000, 5.0),
+        _measurement("sqlite", "lexical", 100_000, 30.0),
+        _measurement("sqlite", "hybrid", 10_000, 10.0),
+        _measurement("sqlite", "hybrid", 100_000, 20.0),
+    ]
+    peer = Measurement("langgraph", "memory", "vector", 100_000)
+    peer.recall = Latencies([0.010] * 3)
+    run.measurements.append(peer)
+    checks = {c.target: c for c in check_targets(run)}
+    lexical = checks["recall p50 ≤ 15 ms, lexical, SQLite, 100k"]
+    assert lexical.met is False and lexical.gap.startswith("15.0 ms over (2.0×")
+    assert checks["recall p50 ≤ 25 ms, hybrid, SQLite, 100k"].met is True
+    assert checks["recall p50 ≤ 20 ms, hybrid, PostgreSQL + HNSW, 1M"].met is None
+    batch = checks["batch store ≥ 20,000/s without embeddings (SQLite)"]
+    assert batch.met is False and batch.gap == "4.0× too slow"
+    growth = checks["recall grows sublinearly, sqlite lexical"]
+    assert growth.met is True  # 5 → 30 ms over 10×: exponent log10(6) ≈ 0.78
+    assert "n^0.78" in growth.measured
+    assert checks["faster than LangGraph InMemoryStore on recall at 100k (SQLite hybrid)"].met is False
+    assert growth_exponent(1.0, 10.0, 1000, 10_000) == pytest.approx(1.0)
+
+
+# --------------------------------------------------------------------------- command line
+def test_command_line_rejects_bad_sizes_and_names() -> None:
+    parser = scale.build_parser()
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--sizes", "1000,abc"])
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--backends", "sqlite,oracle"])
+    assert parser.parse_args(["--peers", "none"]).peers == []
+    assert parser.parse_args(["--sizes", "1_000,200"]).sizes == [1000, 200]
+
+
+def test_command_line_rebuilds_docs_from_results(
+    tiny_run: scale.ScaleRun, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = tmp_path / "r.json"
+    scale.save_results(tiny_run, results)
+    docs = tmp_path / "docs" / "benchmarks.md"
+    code = scale.main(
+        ["--from-results", str(results), "--write-docs", "--docs", str(docs),
+         "--plot", str(tmp_path / "docs" / "scale.png")]
+    )
+    assert code == 0
+    assert SECTION_HEADING in docs.read_text(encoding="utf-8")
+    assert SECTION_HEADING in capsys.readouterr().out
