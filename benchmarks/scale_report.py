@@ -350,6 +350,103 @@ def _profile_section(run: ScaleRun) -> list[str]:
     return lines
 
 
+def _largest(
+    run: ScaleRun, system: str, backend: str | None, mode: str | None
+) -> Measurement | None:
+    found = [
+        m
+        for m in run.measurements
+        if m.system == system
+        and (backend is None or m.backend == backend)
+        and (mode is None or m.mode == mode)
+        and m.recall.count
+    ]
+    return max(found, key=lambda m: m.size) if found else None
+
+
+def _top_zenbrain(run: ScaleRun, path_prefix: str, count: int = 4) -> str:
+    """The heaviest zenbrain functions (below the entry points) of a profiled path."""
+    if run.profile is None:
+        return "not profiled"
+    path = next((p for p in run.profile.paths if p.name.startswith(path_prefix)), None)
+    if path is None:
+        return "not profiled"
+    skip = ("(recall)", "(store)", "(store_many)", "(_search_layer)", "(_store_pending)")
+    shown = [e for e in path.zenbrain_entries if not e.function.endswith(skip)][:count]
+    return (
+        ", ".join(f"`{e.function.split('/')[-1]}` {e.cumulative_ms:.1f} ms" for e in shown)
+        + f" of {path.mean_ms:.1f} ms per call under the profiler"
+    )
+
+
+def findings(run: ScaleRun) -> list[str]:
+    """Measured observations behind the misses, with what would close each."""
+    lines: list[str] = []
+    profile = run.profile
+    if profile and profile.blas_default_p50_ms and profile.blas_single_p50_ms:
+        lines.append(
+            f"- **BLAS threads.** On this 2-core VM, numpy's BLAS with its default two threads "
+            f"made the same hybrid recall take {profile.blas_default_p50_ms:.1f} ms p50 instead "
+            f"of {profile.blas_single_p50_ms:.1f} ms with one thread: a matrix-vector product "
+            "is memory-bound, and waking the sleeping BLAS worker costs more than it saves. "
+            "This run pins BLAS to one thread for every system (`--blas-threads 0` restores "
+            "the default). Closing it in the library: run the SQLite back end's product under "
+            "`threadpoolctl.threadpool_limits(1, 'blas')`, or split the matrix in row blocks "
+            "computed by the calling thread."
+        )
+    floor_rows = sorted(
+        (m.size, m.recall.p50_ms)
+        for m in run.measurements
+        if m.system == "numpy" and m.recall.p50_ms
+    )
+    if floor_rows:
+        shown = ", ".join(f"{_ms(p)} ms at {_size(s)}" for s, p in floor_rows)
+        lines.append(
+            f"- **Scanning every vector has a floor.** One float32 matrix-vector product over "
+            f"{run.settings.get('dimension')}-d unit vectors plus a top-10 selection takes "
+            f"{shown} here (p50). The SQLite back end scans exactly that matrix, so its hybrid "
+            "recall can never beat these numbers; at 1M the floor alone is near or above the "
+            "60 ms target. What would close it: scan fewer bytes — a binary (1 bit per "
+            "dimension, 48 bytes per memory) or int8 copy of the matrix to pick a few hundred "
+            "candidates, re-scored with the float32 rows — or an approximate index."
+        )
+    hybrid = _largest(run, "zenbrain", "sqlite", "hybrid")
+    if hybrid and hybrid.recall_after_store.p50_ms and hybrid.recall.p50_ms:
+        lines.append(
+            f"- **A store drops the vector cache.** At {_size(hybrid.size)}, hybrid recall takes "
+            f"{_ms(hybrid.recall.p50_ms)} ms p50 on a warm cache but "
+            f"{_ms(hybrid.recall_after_store.p50_ms)} ms right after a `store()`: every write "
+            "empties the SQLite back end's cached matrix for its layer and the next recall "
+            "reads all vectors back from the table. What would close it: append the new rows "
+            "to the cached matrix in the writing process, and on a count or max-key change "
+            "from another process read only the rows with a key above the cached maximum."
+        )
+    lexical = _largest(run, "zenbrain", "sqlite", "lexical")
+    if lexical and lexical.recall.p50_ms:
+        lines.append(
+            f"- **Lexical recall** at {_size(lexical.size)}: {_ms(lexical.recall.p50_ms)} ms p50."
+            f" Heaviest parts in the profile: {_top_zenbrain(run, 'recall, lexical')}."
+        )
+    if hybrid and hybrid.recall.p50_ms:
+        lines.append(
+            f"- **Hybrid recall** at {_size(hybrid.size)}: {_ms(hybrid.recall.p50_ms)} ms p50. "
+            f"Heaviest parts in the profile: {_top_zenbrain(run, 'recall, hybrid')}."
+        )
+    loads = [
+        m
+        for m in run.measurements
+        if m.system == "zenbrain" and m.backend == "sqlite" and m.mode == "lexical" and m.batch_rate
+    ]
+    if loads:
+        best = max(loads, key=lambda m: m.size)
+        lines.append(
+            f"- **Batch store** reaches {_rate(best.batch_rate)} memories/s at "
+            f"{_size(best.size)} without embeddings. Heaviest parts in the profile: "
+            f"{_top_zenbrain(run, 'store_many')}."
+        )
+    return lines
+
+
 def markdown_section(run: ScaleRun, plot_name: str = "scale.png") -> str:
     """The whole ``## Scale and speed`` section, heading included, ending in a newline."""
     settings = run.settings
@@ -483,6 +580,10 @@ def markdown_section(run: ScaleRun, plot_name: str = "scale.png") -> str:
         mark = {True: "yes", False: "**no**", None: "not run"}[check.met]
         lines.append(f"| {check.target} | {check.measured} | {mark} | {check.gap} |")
     lines += [
+        "",
+        "### Why targets are missed, and what would close them",
+        "",
+        *findings(run),
         "",
         "### Profiles",
         "",

@@ -168,8 +168,9 @@ def test_postgres_measurement(postgres_url: str) -> None:
 
 def test_zenbrain_rejects_an_unknown_back_end() -> None:
     with pytest.raises(ValueError, match="unknown back end"):
-        measure_zenbrain(make_corpus(5, 2, seed=1), 5, backend="oracle", hybrid=False,
-                         settings=TINY)
+        measure_zenbrain(
+            make_corpus(5, 2, seed=1), 5, backend="oracle", hybrid=False, settings=TINY
+        )
 
 
 # --------------------------------------------------------------------------- report
@@ -201,7 +202,9 @@ def test_write_docs_replaces_only_its_section(tiny_run: scale.ScaleRun, tmp_path
 def test_replace_section_appends_and_creates() -> None:
     section = f"{SECTION_HEADING}\n\nbody\n"
     assert replace_section("", section) == f"# Benchmarks\n\n{section}"
-    assert replace_section("# B\n\n## Other\n\nx\n", section) == f"# B\n\n## Other\n\nx\n\n{section}"
+    assert (
+        replace_section("# B\n\n## Other\n\nx\n", section) == f"# B\n\n## Other\n\nx\n\n{section}"
+    )
 
 
 def _measurement(backend: str, mode: str, size: int, p50_ms: float) -> Measurement:
@@ -231,7 +234,9 @@ def test_targets_say_by_how_much_they_are_missed() -> None:
     growth = checks["recall grows sublinearly, sqlite lexical"]
     assert growth.met is True  # 5 → 30 ms over 10×: exponent log10(6) ≈ 0.78
     assert "n^0.78" in growth.measured
-    assert checks["faster than LangGraph InMemoryStore on recall at 100k (SQLite hybrid)"].met is False
+    assert (
+        checks["faster than LangGraph InMemoryStore on recall at 100k (SQLite hybrid)"].met is False
+    )
     assert growth_exponent(1.0, 10.0, 1000, 10_000) == pytest.approx(1.0)
 
 
@@ -253,8 +258,15 @@ def test_command_line_rebuilds_docs_from_results(
     scale.save_results(tiny_run, results)
     docs = tmp_path / "docs" / "benchmarks.md"
     code = scale.main(
-        ["--from-results", str(results), "--write-docs", "--docs", str(docs),
-         "--plot", str(tmp_path / "docs" / "scale.png")]
+        [
+            "--from-results",
+            str(results),
+            "--write-docs",
+            "--docs",
+            str(docs),
+            "--plot",
+            str(tmp_path / "docs" / "scale.png"),
+        ]
     )
     assert code == 0
     assert SECTION_HEADING in docs.read_text(encoding="utf-8")

@@ -414,28 +414,27 @@ class MemoryCoordinator:
         if not items:
             return []
         updated = _to_db(now)
-        pks = [
-            int(pk)
-            for pk in conn.execute(
-                memories.insert().returning(memories.c.pk, sort_by_parameter_order=True),
-                [
-                    {
-                        "id": memory_id,
-                        "namespace": self.namespace,
-                        "layer": p.layer,
-                        "content": p.content,
-                        "context": p.context,
-                        "emotional_weight": p.emotional_weight,
-                        "confidence": p.confidence,
-                        "source": p.source,
-                        "metadata": p.metadata,
-                        "created_at": _to_db(p.created_at),
-                        "updated_at": updated,
-                    }
-                    for memory_id, p, _ in items
-                ],
-            ).scalars()
-        ]
+        pks = self._db.allocate_keys(conn, len(items))
+        conn.execute(
+            memories.insert(),
+            [
+                {
+                    "pk": pk,
+                    "id": memory_id,
+                    "namespace": self.namespace,
+                    "layer": p.layer,
+                    "content": p.content,
+                    "context": p.context,
+                    "emotional_weight": p.emotional_weight,
+                    "confidence": p.confidence,
+                    "source": p.source,
+                    "metadata": p.metadata,
+                    "created_at": _to_db(p.created_at),
+                    "updated_at": updated,
+                }
+                for pk, (memory_id, p, _) in zip(pks, items, strict=True)
+            ],
+        )
         fact_rows, procedure_rows, core_rows = [], [], []
         schedules: dict[datetime, dict[str, Any]] = {}
         for pk, (_, p, _) in zip(pks, items, strict=True):

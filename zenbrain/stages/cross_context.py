@@ -231,18 +231,24 @@ class CrossContextStage(Stage):
         layers = [layer for layer in request.layers if layer in _FOLLOWED_LAYERS]
         if not layers:
             return results
-        seeds = [r for r in results[: request.limit] if r.layer in _FOLLOWED_LAYERS]
         # Links join entities of configured contexts only, and an entity has the context
         # of the memory that mentions it: memories of other contexts lead nowhere.
+        seeds = [
+            r
+            for r in results[: request.limit]
+            if r.layer in _FOLLOWED_LAYERS and r.metadata.get("context") in scope.contexts
+        ]
+        if not seeds:
+            return results
+        # Looked up by id alone so SQLite uses the unique index; the namespace is checked after.
         seed_pks = {
             str(row.id): int(row.pk)
             for row in conn.execute(
-                select(memories.c.id, memories.c.pk).where(
-                    memories.c.namespace == scope.namespace,
-                    memories.c.id.in_([r.id for r in seeds]),
-                    memories.c.context.in_(scope.contexts),
+                select(memories.c.id, memories.c.pk, memories.c.namespace).where(
+                    memories.c.id.in_([r.id for r in seeds])
                 )
             )
+            if row.namespace == scope.namespace
         }
         if not seed_pks:
             return results

@@ -120,7 +120,7 @@ def _is_capitalised(word: str) -> bool:
 
 
 def _looks_german(text: str) -> bool:
-    words = [fold(w) for w in _WORD.findall(text)]
+    words = _WORD.findall(fold(text))  # fold once: folding is per character anyway
     german = sum(w in _GERMAN_MARKERS for w in words)
     english = sum(w in _ENGLISH_MARKERS for w in words)
     return german > english

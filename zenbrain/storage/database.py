@@ -128,6 +128,25 @@ class Database:
                 f"{_PATH_ADVICE}"
             ) from exc
 
+    def allocate_keys(self, conn: Connection, count: int) -> list[int]:
+        """``count`` fresh primary keys for ``zb_memories``, so a batch can be inserted
+        without RETURNING (which SQLite can only do row by row). Call inside a write
+        transaction: on SQLite it holds the write lock, on PostgreSQL the sequence is atomic."""
+        if count <= 0:
+            return []
+        if self.dialect == "sqlite":
+            start = conn.exec_driver_sql(
+                "SELECT max("
+                "coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'zb_memories'), 0),"
+                " coalesce((SELECT max(pk) FROM zb_memories), 0))"
+            ).scalar_one()
+            return list(range(int(start) + 1, int(start) + 1 + count))
+        rows = conn.exec_driver_sql(
+            "SELECT nextval(pg_get_serial_sequence('zb_memories', 'pk')) "
+            f"FROM generate_series(1, {int(count)})"
+        )
+        return sorted(int(r[0]) for r in rows)
+
     @contextmanager
     def write(self) -> Iterator[Connection]:
         """One write transaction (BEGIN IMMEDIATE on SQLite); commits on success."""

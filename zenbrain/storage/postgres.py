@@ -14,7 +14,7 @@ from sqlalchemy import Connection, Engine, create_engine, text
 
 from zenbrain.errors import MissingDependencyError, StorageError
 from zenbrain.storage.indexes import IndexedText, IndexedVector
-from zenbrain.storage.sqlite import scope_tokens
+from zenbrain.storage.sqlite import scope_tokens, scoped_terms
 
 __all__ = ["PostgresLexicalIndex", "PostgresVectorIndex", "open_postgres"]
 
@@ -47,45 +47,44 @@ def open_postgres(url: str) -> tuple[Engine, PostgresLexicalIndex, PostgresVecto
     return engine, PostgresLexicalIndex(), PostgresVectorIndex()
 
 
-def _scope_values(namespace: str, layer: str, context: str | None) -> dict[str, Any]:
+def _scoped_query(
+    namespace: str, layer: str, context: str | None, terms: Sequence[str]
+) -> dict[str, Any]:
     scope, ctx = scope_tokens(namespace, layer, context)
-    return {"scope": scope, "ctx": ctx}
+    return {"query": " | ".join(scoped_terms(scope, list(dict.fromkeys(terms)))), "ctx": ctx}
 
 
 class PostgresLexicalIndex:
-    """Folded terms in a ``tsvector`` (the 'simple' configuration: zenbrain folds and drops
-    stopwords itself), a GIN index over them, and a b-tree over the scope."""
+    """Scoped terms (see :func:`zenbrain.storage.sqlite.scoped_terms`) in a ``tsvector`` (the
+    'simple' configuration: zenbrain folds, stems and drops stopwords itself) with a GIN
+    index, so a lookup reads only its own namespace and layer; a b-tree serves contexts."""
 
     def install(self, conn: Connection) -> None:
         conn.exec_driver_sql(
             "CREATE TABLE IF NOT EXISTS zb_lexical ("
             " memory_pk BIGINT PRIMARY KEY REFERENCES zb_memories(pk) ON DELETE CASCADE,"
-            " scope TEXT NOT NULL, ctx TEXT, terms TSVECTOR NOT NULL)"
+            " ctx TEXT, terms TSVECTOR NOT NULL)"
         )
         conn.exec_driver_sql(
             "CREATE INDEX IF NOT EXISTS zb_lexical_terms ON zb_lexical USING GIN (terms)"
         )
-        conn.exec_driver_sql(
-            "CREATE INDEX IF NOT EXISTS zb_lexical_scope ON zb_lexical (scope, ctx)"
-        )
+        conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS zb_lexical_ctx ON zb_lexical (ctx)")
 
     def add(self, conn: Connection, rows: Sequence[IndexedText]) -> None:
         if not rows:
             return
         conn.execute(
             text(
-                "INSERT INTO zb_lexical (memory_pk, scope, ctx, terms) "
-                "VALUES (:pk, :scope, :ctx, to_tsvector('simple', :terms))"
+                "INSERT INTO zb_lexical (memory_pk, ctx, terms) "
+                "VALUES (:pk, :ctx, to_tsvector('simple', :terms))"
             ),
-            [
-                {
-                    "pk": r.pk,
-                    "terms": " ".join(r.terms),
-                    **_scope_values(r.namespace, r.layer, r.context),
-                }
-                for r in rows
-            ],
+            [self._row(r) for r in rows],
         )
+
+    @staticmethod
+    def _row(row: IndexedText) -> dict[str, Any]:
+        scope, ctx = scope_tokens(row.namespace, row.layer, row.context)
+        return {"pk": row.pk, "ctx": ctx, "terms": " ".join(scoped_terms(scope, row.terms))}
 
     def remove(self, conn: Connection, pks: Sequence[int]) -> None:
         if pks:
@@ -95,7 +94,7 @@ class PostgresLexicalIndex:
 
     @staticmethod
     def _where(context: str | None) -> str:
-        return "scope = :scope" + (" AND ctx = :ctx" if context is not None else "")
+        return "terms @@ q" + (" AND ctx = :ctx" if context is not None else "")
 
     def candidates(
         self,
@@ -108,14 +107,13 @@ class PostgresLexicalIndex:
     ) -> list[int]:
         if not terms:
             return []
-        query = " | ".join(dict.fromkeys(terms))
         rows = conn.execute(
             text(
                 "SELECT memory_pk FROM zb_lexical, to_tsquery('simple', :query) q "
-                f"WHERE {self._where(context)} AND terms @@ q "
+                f"WHERE {self._where(context)} "
                 "ORDER BY ts_rank_cd(terms, q, 1) DESC, memory_pk DESC LIMIT :limit"
             ),
-            {"query": query, "limit": limit, **_scope_values(namespace, layer, context)},
+            {"limit": limit, **_scoped_query(namespace, layer, context, terms)},
         )
         return [int(r[0]) for r in rows]
 
@@ -127,19 +125,18 @@ class PostgresLexicalIndex:
         terms: Sequence[str],
         context: str | None,
     ) -> dict[str, int]:
-        counts = {}
-        scope = _scope_values(namespace, layer, context)
-        for term in dict.fromkeys(terms):
-            counts[term] = int(
+        return {
+            term: int(
                 conn.execute(
                     text(
-                        f"SELECT count(*) FROM zb_lexical WHERE {self._where(context)} "
-                        "AND terms @@ to_tsquery('simple', :term)"
+                        "SELECT count(*) FROM zb_lexical, to_tsquery('simple', :query) q "
+                        f"WHERE {self._where(context)}"
                     ),
-                    {"term": term, **scope},
+                    _scoped_query(namespace, layer, context, [term]),
                 ).scalar_one()
             )
-        return counts
+            for term in dict.fromkeys(terms)
+        }
 
 
 class PostgresVectorIndex:

@@ -75,6 +75,7 @@ memories = Table(
     Column("updated_at", DateTime, nullable=False),
     Index("zb_memories_scope_time", "namespace", "layer", "created_at"),
     Index("zb_memories_content", "namespace", "content"),
+    sqlite_autoincrement=True,  # keys are never reused, so index caches can trust them
 )
 
 facts = Table(

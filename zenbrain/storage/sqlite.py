@@ -42,23 +42,31 @@ def configure_sqlite_engine(engine: Engine, *, wal: bool) -> None:
 
 
 def _hash_token(prefix: str, *parts: str) -> str:
-    digest = hashlib.blake2b("\x00".join(parts).encode("utf-8"), digest_size=8).hexdigest()
+    digest = hashlib.blake2b("\x00".join(parts).encode("utf-8"), digest_size=6).hexdigest()
     return prefix + digest
 
 
 def scope_tokens(namespace: str, layer: str, context: str | None) -> tuple[str, str | None]:
-    """Opaque FTS tokens that confine a search to a namespace and layer (and context)."""
+    """Opaque, fixed-length tokens for a namespace and layer (and a context in it)."""
     scope = _hash_token("s", namespace, layer)
     ctx = _hash_token("c", namespace, layer, context) if context is not None else None
     return scope, ctx
 
 
+def scoped_terms(scope: str, terms: Sequence[str]) -> list[str]:
+    """Index terms prefixed with their scope token. A search then reads only the postings
+    of its own namespace and layer, and a term's document frequency is counted within the
+    scope without intersecting a posting list as long as the scope itself."""
+    return [scope + term for term in terms]
+
+
 class SqliteLexicalIndex:
-    """An FTS5 table holding each memory's folded terms and its scope tokens."""
+    """An FTS5 table of each memory's scoped terms (see :func:`scoped_terms`), plus its
+    context token for searches limited to a context."""
 
     def install(self, conn: Connection) -> None:
         conn.exec_driver_sql(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS zb_fts USING fts5(scope, terms, tokenize='ascii')"
+            "CREATE VIRTUAL TABLE IF NOT EXISTS zb_fts USING fts5(ctx, terms, tokenize='ascii')"
         )
 
     def add(self, conn: Connection, rows: Sequence[IndexedText]) -> None:
@@ -67,15 +75,10 @@ class SqliteLexicalIndex:
         params = []
         for row in rows:
             scope, ctx = scope_tokens(row.namespace, row.layer, row.context)
-            params.append(
-                {
-                    "pk": row.pk,
-                    "scope": f"{scope} {ctx}" if ctx else scope,
-                    "terms": " ".join(row.terms),
-                }
-            )
-        conn.execute(
-            text("INSERT INTO zb_fts(rowid, scope, terms) VALUES (:pk, :scope, :terms)"), params
+            params.append((row.pk, ctx or "", " ".join(scoped_terms(scope, row.terms))))
+        # The DB-API directly: one executemany instead of SQLAlchemy's per-row processing.
+        conn.connection.driver_connection.executemany(  # type: ignore[union-attr]
+            "INSERT INTO zb_fts(rowid, ctx, terms) VALUES (?, ?, ?)", params
         )
 
     def remove(self, conn: Connection, pks: Sequence[int]) -> None:
@@ -83,9 +86,11 @@ class SqliteLexicalIndex:
             conn.execute(text("DELETE FROM zb_fts WHERE rowid = :pk"), [{"pk": pk} for pk in pks])
 
     @staticmethod
-    def _scope_filter(namespace: str, layer: str, context: str | None) -> str:
+    def _match(namespace: str, layer: str, context: str | None, terms: Sequence[str]) -> str:
         scope, ctx = scope_tokens(namespace, layer, context)
-        return f"scope : {scope}" + (f" AND scope : {ctx}" if ctx else "")
+        wanted = " OR ".join(f'"{t}"' for t in scoped_terms(scope, list(dict.fromkeys(terms))))
+        match = f"terms : ({wanted})"
+        return f"ctx : {ctx} AND {match}" if ctx else match
 
     def candidates(
         self,
@@ -98,14 +103,12 @@ class SqliteLexicalIndex:
     ) -> list[int]:
         if not terms:
             return []
-        wanted = " OR ".join(f'"{t}"' for t in dict.fromkeys(terms))
-        match = f"{self._scope_filter(namespace, layer, context)} AND terms : ({wanted})"
         rows = conn.execute(
             text(
                 "SELECT rowid FROM zb_fts WHERE zb_fts MATCH :match "
                 "ORDER BY bm25(zb_fts, 0.0, 1.0) LIMIT :limit"
             ),
-            {"match": match, "limit": limit},
+            {"match": self._match(namespace, layer, context, terms), "limit": limit},
         )
         return [int(r[0]) for r in rows]
 
@@ -117,16 +120,15 @@ class SqliteLexicalIndex:
         terms: Sequence[str],
         context: str | None,
     ) -> dict[str, int]:
-        scope = self._scope_filter(namespace, layer, context)
-        counts = {}
-        for term in dict.fromkeys(terms):
-            counts[term] = int(
+        return {
+            term: int(
                 conn.execute(
                     text("SELECT count(*) FROM zb_fts WHERE zb_fts MATCH :m"),
-                    {"m": f'{scope} AND terms : "{term}"'},
+                    {"m": self._match(namespace, layer, context, [term])},
                 ).scalar_one()
             )
-        return counts
+            for term in dict.fromkeys(terms)
+        }
 
 
 class _Matrix:
