@@ -19,6 +19,7 @@ MODULES = [
     "zenbrain.coordinator",
     "zenbrain.cli",
     "zenbrain.providers",
+    "zenbrain.providers.wrapped",
     "zenbrain.tools",
     "zenbrain.stages",
     "zenbrain.testing",

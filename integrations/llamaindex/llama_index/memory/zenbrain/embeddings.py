@@ -3,16 +3,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
-from zenbrain.errors import InvalidInputError, ProviderError
+from zenbrain.errors import InvalidInputError
+from zenbrain.providers.wrapped import WrappedEmbeddings
 
 __all__ = ["LlamaIndexEmbedding"]
 
 
-class LlamaIndexEmbedding:
+class LlamaIndexEmbedding(WrappedEmbeddings):
     """Wraps a LlamaIndex embedding model so a :class:`zenbrain.MemoryCoordinator` can use it
     (``MemoryCoordinator(db, embedder=LlamaIndexEmbedding(embed_model))``).
 
@@ -36,80 +37,19 @@ class LlamaIndexEmbedding:
             )
         if model_id is None:
             model_id = f"{embed_model.class_name()}:{embed_model.model_name}"
-        if not isinstance(model_id, str) or not model_id.strip():
-            raise InvalidInputError(f"model_id must be a non-empty string, got {model_id!r}.")
-        if dimension is not None and (
-            isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1
-        ):
-            raise InvalidInputError(
-                f"dimension must be a positive integer or None, got {dimension!r}."
-            )
+        super().__init__(embed_model, model_id=model_id, dimension=dimension)
         self._embed_model = embed_model
-        self._model_id = model_id
-        self._dimension = dimension
-
-    @property
-    def model_id(self) -> str:
-        return self._model_id
-
-    @property
-    def dimension(self) -> int:
-        if self._dimension is None:
-            probe = self._call(
-                "probe the dimension of", lambda: [self._embed_model.get_query_embedding("x")]
-            )
-            self._dimension = len(probe[0])
-        return self._dimension
 
     @property
     def embed_model(self) -> BaseEmbedding:
         """The wrapped LlamaIndex embedding model."""
         return self._embed_model
 
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        batch = list(texts)
-        if not batch:
-            return []
-        vectors = self._call(
-            "embed documents with",
-            lambda: self._embed_model.get_text_embedding_batch(batch),
-        )
-        return self._checked(vectors, len(batch))
+    def _embed_documents(self, batch: list[str]) -> Sequence[Sequence[float]]:
+        return self._embed_model.get_text_embedding_batch(batch)
 
-    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
-        batch = list(texts)
-        vectors = self._call(
-            "embed queries with",
-            lambda: [self._embed_model.get_query_embedding(text) for text in batch],
-        )
-        return self._checked(vectors, len(batch))
-
-    def _call(
-        self, action: str, produce: Callable[[], Sequence[Sequence[float]]]
-    ) -> list[list[float]]:
-        try:
-            vectors = produce()
-        except Exception as exc:
-            raise ProviderError(
-                f"Could not {action} {type(self._embed_model).__name__} "
-                f"(model {self._model_id!r}): {exc}"
-            ) from exc
-        return [list(map(float, vector)) for vector in vectors]
-
-    def _checked(self, vectors: list[list[float]], expected: int) -> list[list[float]]:
-        if len(vectors) != expected:
-            raise ProviderError(
-                f"{type(self._embed_model).__name__} returned {len(vectors)} vectors for "
-                f"{expected} texts."
-            )
-        dimension = self.dimension
-        for vector in vectors:
-            if len(vector) != dimension:
-                raise ProviderError(
-                    f"{type(self._embed_model).__name__} returned a vector of length "
-                    f"{len(vector)}, expected {dimension} (model {self._model_id!r})."
-                )
-        return vectors
+    def _embed_queries(self, batch: list[str]) -> Sequence[Sequence[float]]:
+        return [self._embed_model.get_query_embedding(text) for text in batch]
 
     def __repr__(self) -> str:
         return f"LlamaIndexEmbedding(model_id={self._model_id!r}, dimension={self._dimension!r})"
