@@ -41,6 +41,8 @@ from zenbrain.storage.schema import (
     procedures,
     sessions,
 )
+from zenbrain.storage.timestamps import from_db as _from_db
+from zenbrain.storage.timestamps import to_db as _to_db
 from zenbrain.text import content_tokens, tokenize
 from zenbrain.types import (
     ConsolidationReport,
@@ -86,14 +88,6 @@ T = TypeVar("T")
 
 def _utcnow() -> datetime:
     return datetime.now(UTC)
-
-
-def _to_db(moment: datetime) -> datetime:
-    return moment.astimezone(UTC).replace(tzinfo=None)
-
-
-def _from_db(moment: datetime) -> datetime:
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 @dataclass(slots=True)

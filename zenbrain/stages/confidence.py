@@ -40,6 +40,7 @@ from zenbrain.stages.base import (
     with_metadata,
 )
 from zenbrain.storage.schema import fact_priors, fact_relations, memories
+from zenbrain.storage.timestamps import to_db
 from zenbrain.text import tokenize
 from zenbrain.types import RecallResult
 
@@ -66,10 +67,6 @@ def _relation(
     if detect_negation(a).negated != detect_negation(b).negated:
         return ("contradicts" if similarity >= contradiction_threshold else None), similarity
     return ("supports" if similarity >= support_threshold else None), similarity
-
-
-def _utc_naive(moment: datetime) -> datetime:
-    return moment.astimezone(UTC).replace(tzinfo=None)
 
 
 class ConfidenceStage(Stage):
@@ -108,7 +105,7 @@ class ConfidenceStage(Stage):
         self, conn: Connection, scope: StageScope, stored: Sequence[StoredMemory]
     ) -> None:
         touched: set[int] = set()
-        now = _utc_naive(datetime.now(UTC))
+        now = to_db(datetime.now(UTC))
         for memory in stored:
             if memory.layer != "semantic":
                 continue

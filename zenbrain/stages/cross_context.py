@@ -39,6 +39,7 @@ from zenbrain.stages.base import (
 from zenbrain.stages.cleanup import delete_orphan_entities
 from zenbrain.stages.entity_extraction import entity_key, extract_entities, key_words
 from zenbrain.storage.schema import entities, entity_links, entity_mentions, memories
+from zenbrain.storage.timestamps import to_db
 from zenbrain.types import RecallResult
 
 __all__ = [
@@ -74,10 +75,6 @@ class MergeCandidate:
     similarity: float
     mentions: int
     other_mentions: int
-
-
-def _utc_naive(moment: datetime) -> datetime:
-    return moment.astimezone(UTC).replace(tzinfo=None)
 
 
 class CrossContextStage(Stage):
@@ -159,7 +156,7 @@ class CrossContextStage(Stage):
     def _create_entities(
         conn: Connection, scope: StageScope, fresh: dict[tuple[str, str], str]
     ) -> dict[tuple[str, str], int]:
-        now = _utc_naive(datetime.now(UTC))
+        now = to_db(datetime.now(UTC))
         wanted = list(fresh)
         pks = conn.execute(
             insert(entities).returning(entities.c.pk, sort_by_parameter_order=True),
@@ -214,7 +211,7 @@ class CrossContextStage(Stage):
                         entity_a=a,
                         entity_b=b,
                         similarity=similarity,
-                        created_at=_utc_naive(datetime.now(UTC)),
+                        created_at=to_db(datetime.now(UTC)),
                     )
                 )
 

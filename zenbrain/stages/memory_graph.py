@@ -29,6 +29,7 @@ from zenbrain.algorithms.personalized_pagerank import personalized_pagerank, und
 from zenbrain.errors import InvalidInputError
 from zenbrain.stages.base import RecallRequest, Stage, StageScope, pks_of, with_metadata
 from zenbrain.storage.schema import memory_edges
+from zenbrain.storage.timestamps import to_db
 from zenbrain.types import RecallResult
 
 __all__ = ["MemoryGraphStage"]
@@ -36,10 +37,6 @@ __all__ = ["MemoryGraphStage"]
 _GRAPH_LAYERS: Final = ("episodic", "semantic", "procedural")
 _MAX_NODES: Final = 500
 _SECONDS_PER_DAY: Final = 86_400.0
-
-
-def _utc_naive(moment: datetime) -> datetime:
-    return moment.astimezone(UTC).replace(tzinfo=None)
 
 
 def _check_size(label: str, value: int) -> int:
@@ -88,7 +85,7 @@ class MemoryGraphStage(Stage):
             return
         pk_of = pks_of(conn, scope.namespace, active)
         pairs = hebbian_pairs(pk_of[i] for i in active if i in pk_of)
-        now = _utc_naive(datetime.now(UTC))
+        now = to_db(datetime.now(UTC))
         for first, second in pairs:
             a, b = min(first, second), max(first, second)
             current = conn.execute(
@@ -186,7 +183,7 @@ class MemoryGraphStage(Stage):
 
     # ------------------------------------------------------------------ forgetting
     def consolidate(self, conn: Connection, scope: StageScope, now: datetime) -> int:
-        moment = _utc_naive(now)
+        moment = to_db(now)
         rows = conn.execute(
             select(
                 memory_edges.c.memory_a,

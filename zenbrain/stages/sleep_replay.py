@@ -27,14 +27,11 @@ from zenbrain.algorithms.sleep_consolidation import (
 from zenbrain.errors import InvalidInputError
 from zenbrain.stages.base import Stage, StageScope
 from zenbrain.storage.schema import fact_replays, facts, memories
+from zenbrain.storage.timestamps import to_db
 
 __all__ = ["SleepReplayStage"]
 
 _DEFAULT_POOL: Final = 500
-
-
-def _utc_naive(moment: datetime) -> datetime:
-    return moment.astimezone(UTC).replace(tzinfo=None)
 
 
 def _aware(moment: datetime) -> datetime:
@@ -69,7 +66,7 @@ class SleepReplayStage(Stage):
         )
 
     def consolidate(self, conn: Connection, scope: StageScope, now: datetime) -> int:
-        cutoff = _utc_naive(now - self.min_interval)
+        cutoff = to_db(now - self.min_interval)
         rows = conn.execute(
             select(
                 memories.c.pk,
@@ -105,7 +102,7 @@ class SleepReplayStage(Stage):
             return 0
         selected = select_for_replay(candidates, _aware(now), self.limit)
         outcome = replay(selected)
-        moment = _utc_naive(now)
+        moment = to_db(now)
         for key, stability in outcome.stabilities.items():
             row = by_key[key]
             card = dict(row.card)
@@ -114,9 +111,7 @@ class SleepReplayStage(Stage):
             due = max(_aware(row.due), _aware(last_review) + timedelta(days=stability))
             card["due"] = due.isoformat()
             conn.execute(
-                update(facts)
-                .where(facts.c.memory_pk == row.pk)
-                .values(card=card, due=_utc_naive(due))
+                update(facts).where(facts.c.memory_pk == row.pk).values(card=card, due=to_db(due))
             )
             if row.replays is None:
                 conn.execute(

@@ -31,6 +31,7 @@ from zenbrain.errors import InvalidInputError
 from zenbrain.ranking import lexical_score
 from zenbrain.stages.base import RecallRequest, Stage, StageScope, pks_of, with_metadata
 from zenbrain.storage.schema import memories
+from zenbrain.storage.timestamps import to_db
 from zenbrain.text import content_tokens, fold, tokenize
 from zenbrain.types import RecallResult
 
@@ -150,7 +151,7 @@ class TemporalStage(Stage):
         anchor_pk = pks_of(conn, scope.namespace, [anchor.id]).get(anchor.id)
         if anchor_pk is None or not layers:
             return results
-        moment = anchor.created_at.astimezone(UTC).replace(tzinfo=None)
+        moment = to_db(anchor.created_at)
         query = select(memories.c.pk).where(
             memories.c.namespace == scope.namespace,
             memories.c.layer.in_(layers),
