@@ -233,8 +233,8 @@ def make_corpus(
 ) -> Corpus:
     """``memories`` memory texts, ``extra`` held-out ones, ``queries`` queries, all vectors.
 
-    The first ``n`` memories are the same for every larger ``memories`` with the same seed,
-    so one corpus serves every size of a run.
+    One corpus, made for the largest size, serves every size of a run: size ``n`` uses its
+    first ``n`` memories. The same arguments always give the same corpus.
     """
     vocabulary = make_vocabulary(vocabulary_size, seed)
     projection = WordProjection(vocabulary, dimension, seed)

@@ -379,6 +379,24 @@ def _top_zenbrain(run: ScaleRun, path_prefix: str, count: int = 4) -> str:
     )
 
 
+def _row_lookup_ms(run: ScaleRun, path_prefix: str) -> float:
+    """Cumulative ms per call spent fetching rows by id (``pks_of``) and by key (the
+    coordinator's dict comprehension over candidate rows) in a profiled path."""
+    if run.profile is None:
+        return 0.0
+    path = next((p for p in run.profile.paths if p.name.startswith(path_prefix)), None)
+    if path is None:
+        return 0.0
+    total = 0.0
+    for entry in path.zenbrain_entries:
+        name = entry.function
+        if name.endswith("(pks_of)") or (
+            "coordinator.py" in name and name.endswith("(<dictcomp>)")
+        ):
+            total += entry.cumulative_ms
+    return total
+
+
 def findings(run: ScaleRun) -> list[str]:
     """Measured observations behind the misses, with what would close each."""
     lines: list[str] = []
@@ -426,6 +444,17 @@ def findings(run: ScaleRun) -> list[str]:
         lines.append(
             f"- **Lexical recall** at {_size(lexical.size)}: {_ms(lexical.recall.p50_ms)} ms p50."
             f" Heaviest parts in the profile: {_top_zenbrain(run, 'recall, lexical')}."
+        )
+    lookups = _row_lookup_ms(run, "recall, lexical")
+    if lookups > 5.0:
+        lines.append(
+            f"- **Lookups by id and by key walk the namespace.** About {lookups:.0f} ms of each "
+            "profiled lexical recall go to fetching rows by memory id (`pks_of`) and by primary "
+            "key (the candidate rows): with `namespace = ?` in the WHERE clause and no table "
+            "statistics, SQLite picks the namespace index and visits every row of the namespace "
+            "instead of the unique-id index or the rowid. Measured separately on a 20k store: "
+            "15.8 → 0.03 ms and 3.3 → 0.2 ms per query once the planner is steered (a unary `+` "
+            "on the namespace column, or `ANALYZE` / `PRAGMA optimize`)."
         )
     if hybrid and hybrid.recall.p50_ms:
         lines.append(

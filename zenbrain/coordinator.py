@@ -37,6 +37,7 @@ from zenbrain.storage.schema import (
     entity_links,
     facts,
     interactions,
+    keyed_namespace_filter,
     memories,
     procedures,
     sessions,
@@ -286,7 +287,9 @@ class MemoryCoordinator:
                 pks = self._db.vectors.missing(conn, self.namespace, batch_size)
                 if not pks:
                     return done
-                rows = conn.execute(self._memory_query().where(memories.c.pk.in_(pks))).all()
+                rows = conn.execute(
+                    self._memory_query(keyed=True).where(memories.c.pk.in_(pks))
+                ).all()
             texts = [self._indexed_text(row) for row in rows]
             matrix = self._embed(texts, query=False)
             with self._db.write() as conn:
@@ -499,7 +502,9 @@ class MemoryCoordinator:
         """Recall results (with the given scores) for memory pks of this namespace."""
         if not scores:
             return {}
-        rows = conn.execute(self._memory_query().where(memories.c.pk.in_(list(scores)))).all()
+        rows = conn.execute(
+            self._memory_query(keyed=True).where(memories.c.pk.in_(list(scores)))
+        ).all()
         return {int(row.pk): self._result(row, scores[row.pk]) for row in rows}
 
     def _after_store(self, conn: Connection, stored: list[StoredMemory]) -> None:
@@ -574,7 +579,14 @@ class MemoryCoordinator:
         return self._store_pending(batch, now) if batch else []
 
     # ------------------------------------------------------------------ rows
-    def _memory_query(self) -> Any:
+    def _memory_query(self, *, keyed: bool = False) -> Any:
+        """Memories of this namespace with their layer fields; ``keyed=True`` for lookups by
+        pk or id (see :func:`~zenbrain.storage.schema.keyed_namespace_filter`)."""
+        in_namespace = (
+            keyed_namespace_filter(self.namespace)
+            if keyed
+            else memories.c.namespace == self.namespace
+        )
         return (
             select(
                 memories,
@@ -588,7 +600,7 @@ class MemoryCoordinator:
             )
             .outerjoin(procedures, procedures.c.memory_pk == memories.c.pk)
             .outerjoin(core_blocks, core_blocks.c.memory_pk == memories.c.pk)
-            .where(memories.c.namespace == self.namespace)
+            .where(in_namespace)
         )
 
     @staticmethod
@@ -738,7 +750,7 @@ class MemoryCoordinator:
             rows = {
                 row.pk: row
                 for row in conn.execute(
-                    self._memory_query().where(memories.c.pk.in_(candidate_pks))
+                    self._memory_query(keyed=True).where(memories.c.pk.in_(candidate_pks))
                 )
             }
             weights = self._term_weights(conn, layer, terms, context) if lexical_pks else {}
@@ -845,7 +857,7 @@ class MemoryCoordinator:
 
     # ------------------------------------------------------------------ forget
     def _find(self, conn: Connection, memory_id: str, layer: str | None = None) -> Row[Any] | None:
-        query = self._memory_query().where(memories.c.id == memory_id)
+        query = self._memory_query(keyed=True).where(memories.c.id == memory_id)
         if layer is not None:
             query = query.where(memories.c.layer == layer)
         return conn.execute(query).one_or_none()

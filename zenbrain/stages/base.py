@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 from sqlalchemy import Connection, select
 
 from zenbrain.storage.database import Database
-from zenbrain.storage.schema import memories
+from zenbrain.storage.schema import keyed_namespace_filter, memories
 from zenbrain.types import RecallResult
 
 __all__ = [
@@ -128,7 +128,7 @@ def pks_of(conn: Connection, namespace: str, ids: Sequence[str]) -> dict[str, in
         return {}
     rows = conn.execute(
         select(memories.c.id, memories.c.pk).where(
-            memories.c.namespace == namespace, memories.c.id.in_(list(ids))
+            keyed_namespace_filter(namespace), memories.c.id.in_(list(ids))
         )
     ).all()
     return {str(row.id): int(row.pk) for row in rows}

@@ -114,7 +114,9 @@ class Database:
                 tables = [
                     table
                     for table in metadata.sorted_tables
-                    if self.dialect == "sqlite" or table.name != "zb_vectors"  # pgvector instead
+                    # PostgreSQL keeps vectors in pgvector instead (see storage/postgres.py).
+                    if self.dialect == "sqlite"
+                    or table.name not in ("zb_vectors", "zb_vector_versions")
                 ]
                 metadata.create_all(conn, tables=tables, checkfirst=True)
                 self.lexical.install(conn)

@@ -12,6 +12,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
+    ColumnElement,
     DateTime,
     Float,
     ForeignKey,
@@ -37,12 +38,14 @@ __all__ = [
     "fact_replays",
     "facts",
     "interactions",
+    "keyed_namespace_filter",
     "memories",
     "memory_edges",
     "meta",
     "metadata",
     "procedures",
     "sessions",
+    "vector_versions",
     "vectors",
 ]
 
@@ -133,6 +136,16 @@ vectors = Table(
     Column("layer", String(20), nullable=False),
     Column("vector", LargeBinary, nullable=False),
     Index("zb_vectors_scope", "namespace", "layer"),
+)
+
+vector_versions = Table(
+    "zb_vector_versions",
+    metadata,
+    # Bumped by every write to a scope's vectors, so a cached matrix is checked by one row.
+    Column("namespace", String(200), primary_key=True),
+    Column("layer", String(20), primary_key=True),
+    Column("version", Integer, nullable=False),
+    Column("count", Integer, nullable=False),
 )
 
 sessions = Table(
@@ -229,3 +242,13 @@ fact_replays = Table(
     Column("replayed_at", DateTime, nullable=False),
     Column("replays", Integer, nullable=False),
 )
+
+
+def keyed_namespace_filter(namespace: str) -> ColumnElement[bool]:
+    """``zb_memories.namespace = namespace`` for lookups by key (pk or id).
+
+    Written as an expression so that SQLite's planner, which keeps no statistics by default,
+    does not choose the namespace index and scan a whole namespace for a handful of keys:
+    the key's own index finds the rows, and this condition only checks them.
+    """
+    return memories.c.namespace.op("||")("") == namespace
