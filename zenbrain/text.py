@@ -51,6 +51,7 @@ def words(text: str) -> list[str]:
     return _WORD.findall(fold(text))
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light English suffix stripper, so "paintings", "painted" and "painting" meet.
 
