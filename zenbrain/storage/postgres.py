@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, Engine, create_engine, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 
 from zenbrain.errors import MissingDependencyError, StorageError
 from zenbrain.storage.indexes import IndexedText, IndexedVector
@@ -34,6 +34,7 @@ def open_postgres(url: str) -> tuple[Engine, PostgresLexicalIndex, PostgresVecto
     if url.startswith("postgresql://") or url.startswith("postgres://"):
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
     engine = create_engine(url, pool_pre_ping=True, pool_size=8, max_overflow=8)
+    _send_vectors_in_binary(engine)
     try:
         with engine.begin() as conn:
             conn.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS vector")
@@ -45,6 +46,29 @@ def open_postgres(url: str) -> tuple[Engine, PostgresLexicalIndex, PostgresVecto
             "CREATE EXTENSION (or ask an administrator to run CREATE EXTENSION vector once)."
         ) from exc
     return engine, PostgresLexicalIndex(), PostgresVectorIndex()
+
+
+def _send_vectors_in_binary(engine: Engine) -> None:
+    """Pass numpy arrays as pgvector values in binary: formatting 384 floats as text per row
+    costs more than the insert itself."""
+    from pgvector.psycopg import register_vector
+
+    registered: set[int] = set()
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        try:
+            register_vector(dbapi_connection)
+            registered.add(id(dbapi_connection))
+        except Exception:  # the extension is created after the first connection
+            dbapi_connection.rollback()
+
+    @event.listens_for(engine, "checkout")
+    def _on_checkout(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+        if id(dbapi_connection) not in registered:
+            register_vector(dbapi_connection)
+            dbapi_connection.commit()
+            registered.add(id(dbapi_connection))
 
 
 def _scoped_query(
@@ -169,17 +193,13 @@ class PostgresVectorIndex:
         )
         self._ready = True
 
-    @staticmethod
-    def _literal(vector: np.ndarray) -> str:
-        return "[" + ",".join(f"{float(x):.7g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
-
     def add(self, conn: Connection, rows: Sequence[IndexedVector]) -> None:
         if not rows:
             return
         conn.execute(
             text(
                 "INSERT INTO zb_pgvectors (memory_pk, namespace, layer, context, embedding) "
-                "VALUES (:pk, :namespace, :layer, :context, CAST(:embedding AS vector))"
+                "VALUES (:pk, :namespace, :layer, :context, :embedding)"
             ),
             [
                 {
@@ -187,7 +207,7 @@ class PostgresVectorIndex:
                     "namespace": r.namespace,
                     "layer": r.layer,
                     "context": r.context,
-                    "embedding": self._literal(r.vector),
+                    "embedding": np.asarray(r.vector, dtype=np.float32),
                 }
                 for r in rows
             ],
@@ -218,12 +238,12 @@ class PostgresVectorIndex:
             where += " AND context = :context"
         rows = conn.execute(
             text(
-                "SELECT memory_pk, 1 - (embedding <=> CAST(:q AS vector)) AS similarity "
+                "SELECT memory_pk, 1 - (embedding <=> :q) AS similarity "
                 f"FROM zb_pgvectors WHERE {where} "
-                "ORDER BY embedding <=> CAST(:q AS vector) LIMIT :limit"
+                "ORDER BY embedding <=> :q LIMIT :limit"
             ),
             {
-                "q": self._literal(query),
+                "q": np.asarray(query, dtype=np.float32),
                 "namespace": namespace,
                 "layer": layer,
                 "context": context,
