@@ -42,8 +42,10 @@ test: lint typecheck  ## every test, PostgreSQL included (started automatically)
 
 check: test
 
-bench: $(VENV)/.all
+bench: $(VENV)/.all  ## rewrites docs/benchmarks.md (LoCoMo needs ../shared/data or $$ZENBRAIN_LOCOMO)
 	$(BIN)/python benchmarks/locomo.py --write-docs
+	$(BIN)/python benchmarks/locomo_stages.py --hybrid --write-docs
+	$(BIN)/python benchmarks/scale.py --write-docs
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
