@@ -10,6 +10,7 @@ import platform
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from docs_sections import replace_section as replace_docs_section
 from locomo_data import CATEGORY_NAMES, RETRIEVAL_CATEGORIES
 
 if TYPE_CHECKING:  # locomo imports this module when run as a script: no import cycle at runtime
@@ -24,7 +25,6 @@ __all__ = [
 ]
 
 SECTION_HEADING = "## LoCoMo retrieval"
-_DOCS_TITLE = "# Benchmarks"
 
 
 def _recall_table(run: BenchmarkRun, k: int) -> list[str]:
@@ -143,35 +143,9 @@ or `ZENBRAIN_LOCOMO` pointing at it):
 """
 
 
-def _is_level2_heading(line: str) -> bool:
-    return line.startswith("## ")
-
-
 def replace_section(document: str, section: str, heading: str = SECTION_HEADING) -> str:
-    """Put ``section`` in place of the ``heading`` section of ``document``, or append it.
-
-    The old section runs from its heading line to the next level-2 heading outside a code
-    fence (or the end); everything else is kept byte for byte.
-    """
-    lines = document.splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if line.rstrip() == heading), None)
-    body = section if section.endswith("\n") else section + "\n"
-    if start is None:
-        if not document.strip():
-            return f"{_DOCS_TITLE}\n\n{body}"
-        return document.rstrip("\n") + "\n\n" + body
-    end = len(lines)
-    in_fence = False
-    for i in range(start + 1, len(lines)):
-        if lines[i].lstrip().startswith("```"):
-            in_fence = not in_fence
-        elif not in_fence and _is_level2_heading(lines[i]):
-            end = i
-            break
-    tail = lines[end:]
-    if tail:
-        body += "\n"  # keep a blank line before the next section's heading
-    return "".join(lines[:start]) + body + "".join(tail)
+    """Put ``section`` in place of this benchmark's section of ``document``, or append it."""
+    return replace_docs_section(document, section, heading)
 
 
 def write_docs_section(path: Path, run: BenchmarkRun, command: str) -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from docs_sections import replace_section as replace_docs_section
 from scale_profile import ProfileEntry
 from scale_systems import Measurement
 
@@ -29,7 +30,6 @@ __all__ = [
 ]
 
 SECTION_HEADING = "## Scale and speed"
-_DOCS_TITLE = "# Benchmarks"
 TARGET_SIZE = 100_000
 MILLION = 1_000_000
 # Issue 7's targets, all on this 2-core machine.
@@ -683,35 +683,9 @@ def plot(run: ScaleRun, path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- docs file
-def _is_level2_heading(line: str) -> bool:
-    return line.startswith("## ")
-
-
 def replace_section(document: str, section: str, heading: str = SECTION_HEADING) -> str:
-    """Put ``section`` in place of the ``heading`` section of ``document``, or append it.
-
-    The old section runs from its heading line to the next level-2 heading outside a code
-    fence (or the end of the file); everything else is kept byte for byte.
-    """
-    lines = document.splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if line.rstrip() == heading), None)
-    body = section if section.endswith("\n") else section + "\n"
-    if start is None:
-        if not document.strip():
-            return f"{_DOCS_TITLE}\n\n{body}"
-        return document.rstrip("\n") + "\n\n" + body
-    end = len(lines)
-    in_fence = False
-    for i in range(start + 1, len(lines)):
-        if lines[i].lstrip().startswith("```"):
-            in_fence = not in_fence
-        elif not in_fence and _is_level2_heading(lines[i]):
-            end = i
-            break
-    tail = lines[end:]
-    if tail:
-        body += "\n"
-    return "".join(lines[:start]) + body + "".join(tail)
+    """Put ``section`` in place of this benchmark's section of ``document``, or append it."""
+    return replace_docs_section(document, section, heading)
 
 
 def write_docs(run: ScaleRun, docs: Path, plot_path: Path) -> None:
