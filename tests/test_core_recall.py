@@ -158,3 +158,12 @@ def test_first_memory_found_after_ten_thousand_newer_ones(tmp_path: Path) -> Non
         results = memory.recall("lighthouse keeper Ingeborg", layers=["semantic"], limit=3)
         assert results[0].id == first
         assert results[0].score > results[1].score
+
+
+def test_candidate_terms_skip_the_commonest_postings() -> None:
+    from zenbrain.ranking import candidate_terms
+
+    frequencies = {"the_common": 90_000, "rare": 3, "absent": 0, "middling": 15_000}
+    assert candidate_terms(frequencies, budget=20_000) == ["rare", "middling"]
+    assert candidate_terms({"huge": 50_000}, budget=20_000) == ["huge"]  # never empty
+    assert candidate_terms({"absent": 0}) == []

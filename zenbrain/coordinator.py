@@ -23,7 +23,7 @@ from zenbrain.layers.procedural import render_procedure, success_weighted, updat
 from zenbrain.layers.routing import extract_steps, route
 from zenbrain.layers.working import WorkingMemory
 from zenbrain.providers.base import EmbeddingProvider, Summarizer
-from zenbrain.ranking import fuse, idf, lexical_score, semantic_score
+from zenbrain.ranking import candidate_terms, fuse, idf, lexical_score, semantic_score
 from zenbrain.stages import MergeCandidate, Stage, default_stages
 from zenbrain.stages.base import RecallRequest, StageScope, StoredMemory
 from zenbrain.stages.cleanup import forget_stage_rows
@@ -738,7 +738,14 @@ class MemoryCoordinator:
         limit: int,
     ) -> tuple[list[RecallResult], list[RecallResult]]:
         pool = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * limit)
-        lexical_pks = self._db.lexical.candidates(conn, self.namespace, layer, terms, context, pool)
+        frequencies = (
+            self._db.lexical.document_frequencies(conn, self.namespace, layer, terms, context)
+            if terms
+            else {}
+        )
+        lexical_pks = self._db.lexical.candidates(
+            conn, self.namespace, layer, candidate_terms(frequencies), context, pool
+        )
         cosines: dict[int, float] = {}
         if query_vector is not None:
             cosines = dict(
@@ -753,7 +760,7 @@ class MemoryCoordinator:
                     self._memory_query(keyed=True).where(memories.c.pk.in_(candidate_pks))
                 )
             }
-            weights = self._term_weights(conn, layer, terms, context) if lexical_pks else {}
+            weights = self._term_weights(conn, layer, frequencies, context) if lexical_pks else {}
             for order, pk in enumerate(candidate_pks):
                 row = rows.get(pk)
                 if row is None:
@@ -781,18 +788,10 @@ class MemoryCoordinator:
         ]
 
     def _term_weights(
-        self, conn: Connection, layer: str, terms: list[str], context: str | None
+        self, conn: Connection, layer: str, frequencies: Mapping[str, int], context: str | None
     ) -> dict[str, float]:
-        conditions = [memories.c.namespace == self.namespace, memories.c.layer == layer]
-        if context is not None:
-            conditions.append(memories.c.context == context)
-        total = conn.execute(
-            select(func.count()).select_from(memories).where(*conditions)
-        ).scalar_one()
-        frequencies = self._db.lexical.document_frequencies(
-            conn, self.namespace, layer, terms, context
-        )
-        return {term: idf(int(total), df) for term, df in frequencies.items()}
+        total = self._db.lexical.document_count(conn, self.namespace, layer, context)
+        return {term: idf(total, df) for term, df in frequencies.items()}
 
     def _fallback_rows(
         self, conn: Connection, layer: str, context: str | None, limit: int

@@ -20,8 +20,10 @@ from itertools import pairwise
 
 __all__ = [
     "ADJACENCY_WEIGHT",
+    "CANDIDATE_POSTINGS",
     "COVERAGE_WEIGHT",
     "SEMANTIC_WEIGHT",
+    "candidate_terms",
     "fuse",
     "idf",
     "lexical_score",
@@ -34,6 +36,8 @@ ADJACENCY_WEIGHT = 0.2
 # Tuned on LoCoMo with multilingual-e5-small (docs/benchmarks.md): 0.25-0.4 are within 0.005
 # of each other; 0.5 loses 0.017 recall@10, 0.7 loses 0.04.
 SEMANTIC_WEIGHT = 0.35
+# Postings read for lexical candidates: bounds the cost of common words in a large store.
+CANDIDATE_POSTINGS = 20_000
 
 
 def idf(document_count: int, document_frequency: int) -> float:
@@ -79,6 +83,24 @@ def lexical_score(
         )
         adjacency = pair_hit / pair_total if pair_total > 0 else 0.0
     return min(1.0, COVERAGE_WEIGHT * coverage + ADJACENCY_WEIGHT * adjacency)
+
+
+def candidate_terms(frequencies: Mapping[str, int], budget: int = CANDIDATE_POSTINGS) -> list[str]:
+    """The query terms worth reading postings for: the rarest first, until their document
+    frequencies add up to ``budget`` (the rarest one always). A memory holding none of the
+    rare terms can only cover the cheap part of the query's IDF mass, so skipping the
+    commonest terms' long posting lists keeps candidate search from growing with the store
+    while the ranking of what is found stays exact."""
+    chosen: list[str] = []
+    total = 0
+    for term, df in sorted(frequencies.items(), key=lambda item: (item[1], item[0])):
+        if df == 0:
+            continue
+        if chosen and total + df > budget:
+            break
+        chosen.append(term)
+        total += df
+    return chosen
 
 
 def semantic_score(cosine: float, floor: float) -> float:

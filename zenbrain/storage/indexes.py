@@ -63,7 +63,15 @@ class LexicalIndex(Protocol):
         layer: str,
         terms: Sequence[str],
         context: str | None,
-    ) -> dict[str, int]: ...
+    ) -> dict[str, int]:
+        """For each term, how many memories of the scope contain it."""
+        ...
+
+    def document_count(
+        self, conn: Connection, namespace: str, layer: str, context: str | None
+    ) -> int:
+        """How many memories the scope holds (the N of inverse document frequency)."""
+        ...
 
 
 class VectorIndex(Protocol):

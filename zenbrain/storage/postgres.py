@@ -14,7 +14,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 
 from zenbrain.errors import MissingDependencyError, StorageError
 from zenbrain.storage.indexes import IndexedText, IndexedVector
-from zenbrain.storage.sqlite import scope_tokens, scoped_terms
+from zenbrain.storage.sqlite import count_memories, scope_tokens, scoped_terms
 
 __all__ = ["PostgresLexicalIndex", "PostgresVectorIndex", "open_postgres"]
 
@@ -140,6 +140,11 @@ class PostgresLexicalIndex:
             {"limit": limit, **_scoped_query(namespace, layer, context, terms)},
         )
         return [int(r[0]) for r in rows]
+
+    def document_count(
+        self, conn: Connection, namespace: str, layer: str, context: str | None
+    ) -> int:
+        return count_memories(conn, namespace, layer, context)
 
     def document_frequencies(
         self,

@@ -8,12 +8,19 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, Engine, event, func, select, text
+from sqlalchemy import Connection, Engine, bindparam, event, func, select, text
 
 from zenbrain.storage.indexes import IndexedText, IndexedVector
 from zenbrain.storage.schema import memories, vector_versions, vectors
 
-__all__ = ["SqliteLexicalIndex", "SqliteVectorIndex", "configure_sqlite_engine", "scope_tokens"]
+__all__ = [
+    "SqliteLexicalIndex",
+    "SqliteVectorIndex",
+    "configure_sqlite_engine",
+    "count_memories",
+    "scope_tokens",
+    "scoped_terms",
+]
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -60,6 +67,16 @@ def scoped_terms(scope: str, terms: Sequence[str]) -> list[str]:
     return [scope + term for term in terms]
 
 
+def count_memories(conn: Connection, namespace: str, layer: str, context: str | None) -> int:
+    """Memories in a namespace and layer (and context), counted from the table."""
+    conditions = [memories.c.namespace == namespace, memories.c.layer == layer]
+    if context is not None:
+        conditions.append(memories.c.context == context)
+    return int(
+        conn.execute(select(func.count()).select_from(memories).where(*conditions)).scalar_one()
+    )
+
+
 class SqliteLexicalIndex:
     """An FTS5 table of each memory's scoped terms (see :func:`scoped_terms`), plus its
     context token for searches limited to a context."""
@@ -68,6 +85,11 @@ class SqliteLexicalIndex:
         conn.exec_driver_sql(
             "CREATE VIRTUAL TABLE IF NOT EXISTS zb_fts USING fts5(ctx, terms, tokenize='ascii')"
         )
+        # Per-term document counts straight from the index: with scoped terms these are the
+        # document frequencies within a scope, and the bare scope token counts its rows.
+        conn.exec_driver_sql(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS zb_fts_vocab USING fts5vocab(zb_fts, 'row')"
+        )
 
     def add(self, conn: Connection, rows: Sequence[IndexedText]) -> None:
         if not rows:
@@ -75,7 +97,8 @@ class SqliteLexicalIndex:
         params = []
         for row in rows:
             scope, ctx = scope_tokens(row.namespace, row.layer, row.context)
-            params.append((row.pk, ctx or "", " ".join(scoped_terms(scope, row.terms))))
+            terms = " ".join([scope, *scoped_terms(scope, row.terms)])
+            params.append((row.pk, ctx or "", terms))
         # The DB-API directly: one executemany instead of SQLAlchemy's per-row processing.
         conn.connection.driver_connection.executemany(  # type: ignore[union-attr]
             "INSERT INTO zb_fts(rowid, ctx, terms) VALUES (?, ?, ?)", params
@@ -112,6 +135,17 @@ class SqliteLexicalIndex:
         )
         return [int(r[0]) for r in rows]
 
+    def document_count(
+        self, conn: Connection, namespace: str, layer: str, context: str | None
+    ) -> int:
+        if context is not None:
+            return count_memories(conn, namespace, layer, context)
+        scope, _ = scope_tokens(namespace, layer, None)
+        found = conn.execute(
+            text("SELECT doc FROM zb_fts_vocab WHERE term = :term"), {"term": scope}
+        ).scalar()
+        return int(found or 0)
+
     def document_frequencies(
         self,
         conn: Connection,
@@ -120,6 +154,18 @@ class SqliteLexicalIndex:
         terms: Sequence[str],
         context: str | None,
     ) -> dict[str, int]:
+        if context is None:
+            scope, _ = scope_tokens(namespace, layer, None)
+            wanted = {scope + term: term for term in dict.fromkeys(terms)}
+            found = dict(
+                conn.execute(
+                    select(text("term"), text("doc"))
+                    .select_from(text("zb_fts_vocab"))
+                    .where(text("term IN :terms").bindparams(bindparam("terms", expanding=True))),
+                    {"terms": list(wanted)},
+                ).all()
+            )
+            return {term: int(found.get(key, 0)) for key, term in wanted.items()}
         return {
             term: int(
                 conn.execute(
