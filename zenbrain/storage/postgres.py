@@ -93,6 +93,13 @@ class PostgresLexicalIndex:
             "CREATE INDEX IF NOT EXISTS zb_lexical_terms ON zb_lexical USING GIN (terms)"
         )
         conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS zb_lexical_ctx ON zb_lexical (ctx)")
+        # Rows per scope, kept in step with the index: count(*) over a large namespace
+        # costs tens of milliseconds, and every lexical recall needs the count.
+        conn.exec_driver_sql(
+            "CREATE TABLE IF NOT EXISTS zb_lexical_counts ("
+            " namespace TEXT NOT NULL, layer TEXT NOT NULL, count BIGINT NOT NULL,"
+            " PRIMARY KEY (namespace, layer))"
+        )
 
     def add(self, conn: Connection, rows: Sequence[IndexedText]) -> None:
         if not rows:
@@ -104,6 +111,22 @@ class PostgresLexicalIndex:
             ),
             [self._row(r) for r in rows],
         )
+        added: dict[tuple[str, str], int] = {}
+        for r in rows:
+            added[(r.namespace, r.layer)] = added.get((r.namespace, r.layer), 0) + 1
+        self._count(conn, added)
+
+    @staticmethod
+    def _count(conn: Connection, changes: dict[tuple[str, str], int]) -> None:
+        for (namespace, layer), delta in sorted(changes.items()):
+            conn.execute(
+                text(
+                    "INSERT INTO zb_lexical_counts (namespace, layer, count) "
+                    "VALUES (:namespace, :layer, :delta) ON CONFLICT (namespace, layer) "
+                    "DO UPDATE SET count = zb_lexical_counts.count + :delta"
+                ),
+                {"namespace": namespace, "layer": layer, "delta": delta},
+            )
 
     @staticmethod
     def _row(row: IndexedText) -> dict[str, Any]:
@@ -111,10 +134,18 @@ class PostgresLexicalIndex:
         return {"pk": row.pk, "ctx": ctx, "terms": " ".join(scoped_terms(scope, row.terms))}
 
     def remove(self, conn: Connection, pks: Sequence[int]) -> None:
-        if pks:
-            conn.execute(
-                text("DELETE FROM zb_lexical WHERE memory_pk = ANY(:pks)"), {"pks": list(pks)}
-            )
+        if not pks:
+            return
+        removed = conn.execute(
+            text(
+                "SELECT m.namespace, m.layer, count(*) FROM zb_lexical l "
+                "JOIN zb_memories m ON m.pk = l.memory_pk WHERE l.memory_pk = ANY(:pks) "
+                "GROUP BY m.namespace, m.layer"
+            ),
+            {"pks": list(pks)},
+        ).all()
+        conn.execute(text("DELETE FROM zb_lexical WHERE memory_pk = ANY(:pks)"), {"pks": list(pks)})
+        self._count(conn, {(ns, layer): -int(n) for ns, layer, n in removed})
 
     @staticmethod
     def _where(context: str | None) -> str:
@@ -144,7 +175,13 @@ class PostgresLexicalIndex:
     def document_count(
         self, conn: Connection, namespace: str, layer: str, context: str | None
     ) -> int:
-        return count_memories(conn, namespace, layer, context)
+        if context is not None:
+            return count_memories(conn, namespace, layer, context)
+        found = conn.execute(
+            text("SELECT count FROM zb_lexical_counts WHERE namespace = :ns AND layer = :layer"),
+            {"ns": namespace, "layer": layer},
+        ).scalar()
+        return int(found or 0)
 
     def document_frequencies(
         self,
