@@ -46,9 +46,15 @@ def main(db_path: str | None = None) -> None:
         memory.store("The team's sprint review is every second Friday.", created_at=three_days_ago)
         memory.store("Lunch at the Kieler Förde canteen is at noon.", created_at=three_days_ago)
 
-        for query in ("how do I deploy payments", "Kieler Foerde lunch", "what database do we use"):
-            show(f"recall({query!r})")
-            for r in memory.recall(query, limit=4):
+        # By default every core block competes for the limit like a profile (0.8 when it
+        # shares a word with the query, else 0.5); core="matching" keeps only the sharing ones.
+        for query, core in (
+            ("how do I deploy payments", "always"),
+            ("Kieler Foerde lunch", "matching"),
+            ("what database do we use", "matching"),
+        ):
+            show(f"recall({query!r}, core={core!r})")
+            for r in memory.recall(query, limit=4, core=core):
                 first_line = r.content.splitlines()[0][:52]
                 print(f"  {r.score:4.2f}  {r.layer:<10}  {first_line}")
 
