@@ -172,7 +172,7 @@ baseline with no stage. A stage is switched on by default only when it pays for 
   within noise, so opt-in.
 - `sleep replay` and `Bayesian confidence` (opt-in) change facts' review schedules and
   confidences, which this retrieval task neither stores nor ranks by: they have no line
-  here; their effect is pinned by tests on scripted memories (`tests/test_stages_*.py`).
+  here; their effect is pinned by tests on scripted memories (`tests/stages/test_*.py`).
 
 {tables}
 
