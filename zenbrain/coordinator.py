@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from zenbrain import _validate as check
+from zenbrain.config import resolve_location
 from zenbrain.errors import InvalidInputError
 from zenbrain.layers.working import WorkingMemory
 from zenbrain.memory import consolidate as consolidation
@@ -33,7 +34,7 @@ from zenbrain.memory.scope import (
 from zenbrain.providers.base import EmbeddingProvider, Summarizer
 from zenbrain.stages import MergeCandidate, Stage
 from zenbrain.stages.cross_context import merge_candidates as list_merge_candidates
-from zenbrain.storage.database import Database, resolve_location
+from zenbrain.storage.database import Database
 from zenbrain.storage.repository import Repository
 from zenbrain.types import (
     ConsolidationReport,
