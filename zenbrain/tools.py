@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zenbrain.errors import InvalidInputError, ZenbrainError
+from zenbrain.types import ALL_LAYERS, DEFAULT_RECALL_LAYERS, RECALLABLE_LAYERS
 
 __all__ = [
     "FORGET_LAYERS",
@@ -57,8 +58,8 @@ STORE_TYPE_TO_LAYER: Mapping[str, str] = {
     "procedure": "procedural",
     "core": "core",
 }
-RECALL_LAYERS: tuple[str, ...] = ("episodic", "semantic", "procedural", "core", "working")
-FORGET_LAYERS: tuple[str, ...] = ("episodic", "semantic", "procedural", "core")
+RECALL_LAYERS: tuple[str, ...] = (*DEFAULT_RECALL_LAYERS, "working")
+FORGET_LAYERS: tuple[str, ...] = DEFAULT_RECALL_LAYERS
 
 
 @dataclass(frozen=True)
@@ -334,19 +335,8 @@ TOOLS: tuple[ToolDefinition, ...] = (
         annotations=_hints(read_only=True, destructive=False, idempotent=True),
         output_schema={
             "type": "object",
-            "properties": {
-                layer: _COUNTS
-                for layer in (
-                    "working",
-                    "short_term",
-                    "episodic",
-                    "semantic",
-                    "procedural",
-                    "core",
-                    "cross_context",
-                )
-            },
-            "required": ["working", "episodic", "semantic", "procedural", "core"],
+            "properties": {layer: _COUNTS for layer in ALL_LAYERS},
+            "required": list(RECALLABLE_LAYERS),
         },
     ),
 )
