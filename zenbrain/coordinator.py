@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
-from zenbrain import _validate as check
+from zenbrain import _validation as check
 from zenbrain.config import resolve_location
 from zenbrain.errors import InvalidInputError
 from zenbrain.layers.working import WorkingMemory

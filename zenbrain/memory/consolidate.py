@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import logging
 
+from zenbrain.layers.episodic import CONSOLIDATION_BATCH, CONSOLIDATION_WEIGHT
+from zenbrain.layers.semantic import DEFAULT_FACT_CONFIDENCE
 from zenbrain.memory import store as store_pipeline
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.providers.base import Summarizer
 from zenbrain.storage.records import NewMemory
 from zenbrain.types import ConsolidationReport
 
-__all__ = ["CONSOLIDATION_BATCH", "CONSOLIDATION_WEIGHT", "consolidate", "summarise"]
+__all__ = ["consolidate", "summarise"]
 
 log = logging.getLogger("zenbrain")
-
-CONSOLIDATION_BATCH = 100
-CONSOLIDATION_WEIGHT = 0.5
 
 
 def consolidate(scope: MemoryScope) -> ConsolidationReport:
@@ -34,7 +33,7 @@ def consolidate(scope: MemoryScope) -> ConsolidationReport:
             content=summarise(scope.summarizer, episode.content),
             layer="semantic",
             context=episode.context,
-            confidence=store_pipeline.DEFAULT_FACT_CONFIDENCE,
+            confidence=DEFAULT_FACT_CONFIDENCE,
             source="consolidation",
             metadata={"consolidated_from": episode.id},
             created_at=now,

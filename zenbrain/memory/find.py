@@ -7,18 +7,16 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from zenbrain import _validate as check
+from zenbrain import _validation as check
 from zenbrain.errors import InvalidInputError
 from zenbrain.memory import store as store_pipeline
 from zenbrain.memory.results import to_result
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.stages.cleanup import forget_stage_rows
 from zenbrain.storage.dialect import JsonScalar
-from zenbrain.types import RecallResult
+from zenbrain.types import DEFAULT_RECALL_LAYERS, RecallResult
 
-__all__ = ["FINDABLE", "check_match", "find", "get", "replace"]
-
-FINDABLE = ("episodic", "semantic", "procedural", "core")
+__all__ = ["check_match", "find", "get", "replace"]
 
 
 def check_match(value: object, name: str) -> dict[str, JsonScalar]:
@@ -46,7 +44,7 @@ def _check_layers(layers: object) -> list[str] | None:
         return None
     if isinstance(layers, str) or not isinstance(layers, Sequence) or not layers:
         raise InvalidInputError(f"layers must be a non-empty list of layer names, got {layers!r}")
-    return list(dict.fromkeys(check.check_layer(name, FINDABLE) for name in layers))
+    return list(dict.fromkeys(check.check_layer(name, DEFAULT_RECALL_LAYERS) for name in layers))
 
 
 def find(

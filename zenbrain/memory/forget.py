@@ -7,18 +7,16 @@ from typing import Any
 
 from sqlalchemy import Row
 
-from zenbrain import _validate as check
+from zenbrain import _validation as check
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.stages.cleanup import forget_stage_rows
-from zenbrain.types import ForgetResult
+from zenbrain.types import FORGETTABLE_LAYERS, ForgetResult
 
-__all__ = ["FORGETTABLE", "forget"]
-
-FORGETTABLE = ("working", "episodic", "semantic", "procedural", "core")
+__all__ = ["forget"]
 
 
 def forget(scope: MemoryScope, id: str, layer: str) -> ForgetResult:
-    layer = check.check_layer(layer, FORGETTABLE, aliases=True)
+    layer = check.check_layer(layer, FORGETTABLE_LAYERS, aliases=True)
     if not isinstance(id, str) or not id:
         return ForgetResult(forgotten=False)
     with scope.lock:

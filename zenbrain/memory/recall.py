@@ -10,9 +10,9 @@ from typing import Any, Literal
 import numpy as np
 from sqlalchemy import Connection, Row
 
-from zenbrain import _validate as check
+from zenbrain import _validation as check
 from zenbrain.errors import InvalidInputError
-from zenbrain.layers.core_blocks import core_score
+from zenbrain.layers.core import core_score
 from zenbrain.layers.procedural import success_weighted
 from zenbrain.memory.find import check_match
 from zenbrain.memory.results import to_result
@@ -22,16 +22,18 @@ from zenbrain.stages.base import RecallRequest
 from zenbrain.storage.dialect import JsonScalar
 from zenbrain.storage.records import row_indexed_text
 from zenbrain.text import content_tokens, tokenize
-from zenbrain.types import RecallResult
+from zenbrain.types import (
+    RECALLABLE_LAYERS,
+    SEARCHED_LAYERS,
+    RecallResult,
+)
 
-__all__ = ["CANDIDATES_PER_RESULT", "MIN_CANDIDATES", "RECALLABLE", "recall"]
+__all__ = ["CANDIDATES_PER_RESULT", "MIN_CANDIDATES", "recall"]
 
 CANDIDATES_PER_RESULT = 5
 MIN_CANDIDATES = 50
 # A metadata filter this small is scored exhaustively; a larger one widens the pools.
 EXHAUSTIVE_MATCHES = 2_000
-RECALLABLE = ("working", "episodic", "semantic", "procedural", "core")
-SEARCHED = ("episodic", "semantic", "procedural")
 
 
 def recall(
@@ -54,7 +56,7 @@ def recall(
             raise InvalidInputError(
                 f"layers must be a non-empty list of layer names, got {layers!r}"
             )
-        wanted = list(dict.fromkeys(check.check_layer(name, RECALLABLE) for name in layers))
+        wanted = list(dict.fromkeys(check.check_layer(name, RECALLABLE_LAYERS) for name in layers))
     limit = check.check_int(limit, "limit", 1, 1000)
     floor_score = check.check_fraction(min_score, "min_score", optional=False) or 0.0
     floor_conf = check.check_fraction(min_confidence, "min_confidence", optional=False) or 0.0
@@ -65,7 +67,7 @@ def recall(
     terms = tokenize(text)
     query_vector = (
         scope.embedding.queries([text])[0]
-        if scope.embedding is not None and any(name in SEARCHED for name in wanted)
+        if scope.embedding is not None and any(name in SEARCHED_LAYERS for name in wanted)
         else None
     )
     search = _LayerSearch(scope, terms, query_vector, ctx, limit, match)
@@ -75,7 +77,7 @@ def recall(
         now = scope.now()
         with scope.repo.read() as conn:
             for name in wanted:
-                if name in SEARCHED:
+                if name in SEARCHED_LAYERS:
                     found, extra = search.layer(conn, name)
                 elif name == "core":
                     found, extra = _core_results(scope, conn, terms, core, match), []

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from zenbrain import _validate as check
+from zenbrain import _validation as check
 from zenbrain.errors import InvalidInputError
-from zenbrain.layers import review as fsrs_review
+from zenbrain.layers import semantic as fsrs_review
 from zenbrain.layers.procedural import update_success_rate
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.storage.timestamps import from_db

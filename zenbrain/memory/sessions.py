@@ -15,8 +15,9 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from zenbrain import _validate as check
+from zenbrain import _validation as check
 from zenbrain.errors import InvalidInputError
+from zenbrain.layers.short_term import SHORT_TERM_WINDOW, worth_remembering
 from zenbrain.memory import store as store_pipeline
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.storage.records import NewMemory
@@ -32,8 +33,6 @@ __all__ = [
     "pop_interaction",
     "start_session",
 ]
-
-SHORT_TERM_WINDOW = 50
 
 
 def current_session(scope: MemoryScope, conn: Connection) -> str | None:
@@ -98,8 +97,6 @@ def add_interactions(
     now = scope.now()
     memories: list[NewMemory] = []
     if remember:
-        from zenbrain.layers.short_term import worth_remembering
-
         for role, content, _ in checked:
             if content.strip() and worth_remembering(role, content):
                 memories.append(store_pipeline.prepare(content, now=now, metadata={"role": role}))

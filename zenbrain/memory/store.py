@@ -9,19 +9,19 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from zenbrain import _validate as check
-from zenbrain.algorithms.emotional import emotional_weight as estimate_emotional_weight
+from zenbrain import _validation as check
 from zenbrain.errors import InvalidInputError
-from zenbrain.layers.core_blocks import derive_label
+from zenbrain.layers.core import derive_label
+from zenbrain.layers.episodic import estimate_emotional_weight
 from zenbrain.layers.routing import extract_steps, route
+from zenbrain.layers.semantic import DEFAULT_FACT_CONFIDENCE
 from zenbrain.memory.embedding import Progress
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.stages.base import StoredMemory
 from zenbrain.storage.records import NewMemory
+from zenbrain.types import STORABLE_LAYERS
 
 __all__ = [
-    "DEFAULT_FACT_CONFIDENCE",
-    "STORABLE",
     "embed",
     "prepare",
     "prepare_items",
@@ -31,8 +31,6 @@ __all__ = [
     "write",
 ]
 
-STORABLE = ("episodic", "semantic", "procedural", "core", "working")
-DEFAULT_FACT_CONFIDENCE = 0.7
 STORE_BATCH = 512
 
 
@@ -55,7 +53,7 @@ def prepare(
     text = check.check_content(content)
     chosen = layer
     if chosen != "auto":
-        chosen = check.check_layer(layer, STORABLE, aliases=True)
+        chosen = check.check_layer(layer, STORABLE_LAYERS, aliases=True)
     ctx = check.check_optional_text(context, "context")
     weight = check.check_fraction(emotional_weight, "emotional_weight")
     conf = check.check_fraction(confidence, "confidence")

@@ -28,7 +28,7 @@ from sqlalchemy import (
     update,
 )
 
-from zenbrain.layers import review as fsrs_review
+from zenbrain.layers import semantic as fsrs_review
 from zenbrain.storage.database import Database
 from zenbrain.storage.dialect import (
     JsonScalar,
