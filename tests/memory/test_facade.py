@@ -173,3 +173,16 @@ def test_a_slow_embedder_does_not_block_other_threads(store_location: str) -> No
         assert finished_while_embedding
         assert order[0] == "others" and order[1].startswith("store:")
         assert memory.health().semantic["count"] == 1
+
+
+def test_the_readme_api_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## More of the API", 1)[1]
+    block = re.search(r"```python\n(.*?)```", section, re.S)
+    assert block is not None
+    exec(compile(block.group(1), "README.md", "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == ["['Anna is vegan']", "Anna is vegan", "['chat/anna']"]

@@ -162,3 +162,13 @@ def test_drop_namespace_deletes_only_that_namespace(memory: MemoryCoordinator) -
     assert [r.content for r in kept.find()] == ["survivor"]
     assert [i.content for i in kept.conversation()] == ["still here"]
     assert doomed.drop_namespace() == 0
+
+
+def test_recall_where_with_a_large_match_widens_the_pools(memory: MemoryCoordinator) -> None:
+    memory.store_many(
+        [{"content": f"deploy deploy deploy {i}", "metadata": {"team": "b"}} for i in range(300)]
+        + [{"content": f"deploy note {i}", "metadata": {"team": "a"}} for i in range(2_100)]
+    )
+    hits = memory.recall("deploy", where={"team": "a"}, limit=3, min_score=0.01)
+    assert len(hits) == 3
+    assert all(hit.metadata["team"] == "a" and hit.score > 0 for hit in hits)

@@ -2,7 +2,7 @@
 
 Every pipeline is a set of functions over a :class:`~zenbrain.memory.scope.MemoryScope`
 (the namespace's repository, embedder, working memory, stages, clock and lock); the
-coordinator only validates nothing and delegates. SQL lives in
+coordinator delegates to them. SQL lives in
 :mod:`zenbrain.storage.repository`, never here.
 
 - :mod:`~zenbrain.memory.store`: validating, routing and writing memories

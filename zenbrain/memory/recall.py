@@ -32,8 +32,11 @@ __all__ = ["CANDIDATES_PER_RESULT", "MIN_CANDIDATES", "recall"]
 
 CANDIDATES_PER_RESULT = 5
 MIN_CANDIDATES = 50
-# A metadata filter this small is scored exhaustively; a larger one widens the pools.
+# A metadata filter this small is scored exhaustively; a larger one widens the index pools
+# (by 4x, up to MAX_FILTERED_POOL) until they hold ``limit`` matching candidates.
 EXHAUSTIVE_MATCHES = 2_000
+# Keeps the candidate keys of one query well under SQLite's bound-parameter limit.
+MAX_FILTERED_POOL = 10_000
 
 
 def recall(
@@ -136,36 +139,29 @@ class _LayerSearch:
         namespace, context = self.scope.namespace, self.context
         pool = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * self.limit)
         allowed: set[int] | None = None
-        exhaustive = False
         if self.match is not None:
             allowed = set(self.repo.matching_pks(conn, self.match, layer, context))
             if not allowed:
                 return [], []
-            exhaustive = len(allowed) <= EXHAUSTIVE_MATCHES
-            if not exhaustive:
-                total = self.index.lexical.document_count(conn, namespace, layer, context)
-                pool = min(max(pool, pool * total // len(allowed)), 50_000)
         frequencies = (
             self.index.lexical.document_frequencies(conn, namespace, layer, self.terms, context)
             if self.terms
             else {}
         )
         cosines: dict[int, float] = {}
-        if exhaustive:
-            assert allowed is not None
+        if allowed is not None and len(allowed) <= EXHAUSTIVE_MATCHES:
             lexical_pks = sorted(allowed)
             if self.query_vector is not None:
                 cosines = self.repo.cosines(conn, lexical_pks, self.query_vector)
         else:
-            lexical_pks = self.index.lexical.candidates(
-                conn, namespace, layer, candidate_terms(frequencies), context, pool
-            )
-            if self.query_vector is not None:
-                cosines = dict(
-                    self.index.vectors.nearest(
-                        conn, namespace, layer, self.query_vector, context, pool
-                    )
-                )
+            total = self.index.lexical.document_count(conn, namespace, layer, context)
+            while True:
+                lexical_pks, cosines = self._candidates(conn, layer, frequencies, pool)
+                if allowed is None or pool >= min(total, MAX_FILTERED_POOL):
+                    break
+                if len(allowed.intersection([*lexical_pks, *cosines])) >= self.limit:
+                    break
+                pool = min(pool * 4, MAX_FILTERED_POOL)  # matches rank low: widen the pools
         candidate_pks = list(dict.fromkeys([*lexical_pks, *cosines]))
         if allowed is not None:
             candidate_pks = [pk for pk in candidate_pks if pk in allowed]
@@ -190,6 +186,22 @@ class _LayerSearch:
             return [], [to_result(row, 0.0) for row in fallback[: self.limit]]
         latest = self.repo.latest_rows(conn, layer, context, self.limit)
         return [], [to_result(row, 0.0) for row in latest]
+
+    def _candidates(
+        self, conn: Connection, layer: str, frequencies: Mapping[str, int], pool: int
+    ) -> tuple[list[int], dict[int, float]]:
+        """The best ``pool`` keys by words and by vector, from the indexes."""
+        namespace, context = self.scope.namespace, self.context
+        lexical_pks = self.index.lexical.candidates(
+            conn, namespace, layer, candidate_terms(frequencies), context, pool
+        )
+        cosines: dict[int, float] = {}
+        if self.query_vector is not None:
+            nearest = self.index.vectors.nearest(
+                conn, namespace, layer, self.query_vector, context, pool
+            )
+            cosines = dict(nearest)
+        return lexical_pks, cosines
 
     def _score(self, row: Row[Any], weights: Mapping[str, float], cosine: float) -> float:
         lexical = (
