@@ -186,3 +186,32 @@ def test_the_readme_api_example_runs(capsys: pytest.CaptureFixture[str]) -> None
     exec(compile(block.group(1), "README.md", "exec"), {})
     lines = capsys.readouterr().out.splitlines()
     assert lines == ["['Anna is vegan']", "Anna is vegan", "['chat/anna']"]
+
+
+def test_stages_take_their_time_from_the_clock(store_location: str) -> None:
+    from sqlalchemy import select
+
+    from zenbrain.stages import CrossContextStage, MemoryGraphStage
+    from zenbrain.storage.schema import entities, memory_edges
+    from zenbrain.storage.timestamps import from_db
+
+    clock = Clock(T0)
+    stages = [CrossContextStage(), MemoryGraphStage()]
+    with MemoryCoordinator(store_location, clock=clock, stages=stages) as memory:
+        memory.store("Anna Schmidt reviewed the payments service", context="work")
+        memory.store("Anna Schmidt goes sailing on the Kieler Foerde", context="personal")
+        assert len(memory.recall("Anna Schmidt", min_score=0.01)) == 2  # co-recall: an edge
+
+        def edges() -> list[tuple[datetime, float]]:
+            with memory.database.read() as conn:
+                query = select(memory_edges.c.updated_at, memory_edges.c.weight)
+                return [(from_db(at), float(w)) for at, w in conn.execute(query).all()]
+
+        with memory.database.read() as conn:
+            created = [from_db(at) for at in conn.execute(select(entities.c.created_at)).scalars()]
+        assert created and set(created) == {T0}
+        [(updated, weight)] = edges()
+        assert updated == T0
+        clock.moment = T0 + timedelta(days=30)
+        memory.consolidate()
+        assert all(w < weight for _, w in edges())  # decayed by 30 days of the clock

@@ -125,7 +125,8 @@ class MemoryScope:
 
     # ------------------------------------------------------------------ stages
     def stage_scope(self) -> StageScope:
-        return StageScope(self.namespace, self.contexts, self.repo.database, self.load_results)
+        database = self.repo.database
+        return StageScope(self.namespace, self.contexts, database, self.load_results, self.now)
 
     def load_results(
         self, conn: Connection, scores: Mapping[int, float]
