@@ -80,7 +80,8 @@ class MemoryCoordinator:
         self.embedder = embedder
         self.summarizer = summarizer
         self.clock = check_clock(clock)
-        working = WorkingMemory(capacity=working_capacity)
+        capacity = check.check_int(working_capacity, "working_capacity", 1, 10_000)
+        working = WorkingMemory(capacity=capacity)
         self._owns_database = _database is None
         self._db = _database if _database is not None else Database(*resolve_location(db))
         repo = Repository(self._db, self.namespace)
