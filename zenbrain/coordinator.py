@@ -30,9 +30,8 @@ from zenbrain.layers.short_term import SHORT_TERM_WINDOW
 from zenbrain.layers.working import WorkingMemory
 from zenbrain.providers.base import EmbeddingProvider, Summarizer
 from zenbrain.ranking import candidate_terms, fuse, idf, lexical_score, semantic_score
-from zenbrain.stages import MergeCandidate, Stage, default_stages
+from zenbrain.stages import MergeCandidate, Stage, default_stages, forget_stage_rows
 from zenbrain.stages.base import RecallRequest, StageScope, StoredMemory
-from zenbrain.stages.cleanup import forget_stage_rows
 from zenbrain.stages.cross_context import merge_candidates as list_merge_candidates
 from zenbrain.storage.database import Database, resolve_location
 from zenbrain.storage.indexes import IndexedText, IndexedVector
