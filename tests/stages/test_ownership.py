@@ -84,8 +84,13 @@ def test_drop_stage_rows_empties_one_namespace_only(store_location: str) -> None
         fill(memory)
         fill(other)
         before = {table.name: rows_in(memory, table, "other") for table in stage_tables()}
+        with memory.database.read() as conn:
+            assert CrossContextStage.counts(conn, "default") == memory.health().cross_context
+            assert CrossContextStage.counts(conn, "default")["entities"] > 0
         with memory.database.write() as conn:
             drop_stage_rows(conn, "default")
+        with memory.database.read() as conn:
+            assert CrossContextStage.counts(conn, "default") == {"entities": 0, "links": 0}
         assert all(rows_in(memory, table, "default") == 0 for table in stage_tables())
         assert {table.name: rows_in(memory, table, "other") for table in stage_tables()} == before
         assert all(before.values())

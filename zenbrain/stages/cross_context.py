@@ -219,6 +219,19 @@ class CrossContextStage(Stage):
             _delete_orphan_entities(conn, namespace, list(set(mentioned)))
 
     @classmethod
+    def counts(cls, conn: Connection, namespace: str) -> dict[str, int]:
+        """The layer's size in ``namespace``, as ``health()`` reports it."""
+        entity_count = conn.execute(
+            select(func.count()).select_from(entities).where(entities.c.namespace == namespace)
+        ).scalar_one()
+        link_count = conn.execute(
+            select(func.count())
+            .select_from(entity_links)
+            .where(entity_links.c.namespace == namespace)
+        ).scalar_one()
+        return {"entities": int(entity_count), "links": int(link_count)}
+
+    @classmethod
     def drop_namespace(cls, conn: Connection, namespace: str) -> None:
         in_namespace = select(entities.c.pk).where(entities.c.namespace == namespace)
         conn.execute(delete(entity_mentions).where(entity_mentions.c.entity_pk.in_(in_namespace)))
