@@ -28,14 +28,14 @@ stage that was on yesterday may have left rows. Stages write with :func:`upsert`
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from sqlalchemy import Connection, Table, delete, select
-from sqlalchemy.dialects import postgresql, sqlite
 
 from zenbrain.storage.database import Database
+from zenbrain.storage.dialect import upsert_insert
 from zenbrain.storage.schema import keyed_namespace_filter, memories
 from zenbrain.types import RecallResult
 
@@ -57,12 +57,14 @@ ResultLoader = Callable[[Connection, Mapping[int, float]], dict[int, RecallResul
 @dataclass(frozen=True, slots=True)
 class StageScope:
     """What a hook may use: the namespace it works in, the configured cross-context
-    domains, the database (for its lexical index) and a loader of recall results."""
+    domains, the database (for its lexical index), a loader of recall results and the
+    coordinator's clock (``now()``: an aware UTC datetime)."""
 
     namespace: str
     contexts: tuple[str, ...]
     database: Database
     load_results: ResultLoader
+    now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,10 +173,7 @@ def upsert(
     """
     if not rows:
         return
-    dialect = {"sqlite": sqlite, "postgresql": postgresql}.get(conn.dialect.name)
-    if dialect is None:
-        raise NotImplementedError(f"no upsert for the {conn.dialect.name!r} dialect")
-    statement = dialect.insert(table).values([dict(row) for row in rows])
+    statement = upsert_insert(conn.dialect.name, table).values([dict(row) for row in rows])
     keys = list(on) if on is not None else [column.name for column in table.primary_key]
     if not update:
         conn.execute(statement.on_conflict_do_nothing(index_elements=keys))

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from sqlalchemy import Connection, and_, delete, func, or_, select
 from sqlalchemy.orm import aliased
@@ -113,7 +112,7 @@ class CrossContextStage(Stage):
                 if (entity.key, context) not in known:
                     fresh.setdefault((entity.key, context), entity.name)
             if fresh:
-                now = to_db(datetime.now(UTC))
+                now = to_db(scope.now())
                 upsert(
                     conn,
                     entities,
@@ -175,7 +174,7 @@ class CrossContextStage(Stage):
                 or_(*(entities.c.key.contains(word, autoescape=True) for word in words)),
             )
         ).all()
-        now = to_db(datetime.now(UTC))
+        now = to_db(scope.now())
         links = []
         for row in rows:
             similarity = key_similarity(words, key_words(row.key))

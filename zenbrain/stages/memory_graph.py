@@ -18,7 +18,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Final
 
 from sqlalchemy import Connection, delete, or_, select, update
@@ -91,7 +91,7 @@ class MemoryGraphStage(Stage):
                 .where(memory_edges.c.memory_b.in_(sorted({b for _, b in pairs})))
             )
         }
-        now = to_db(datetime.now(UTC))
+        now = to_db(scope.now())
         upsert(
             conn,
             memory_edges,
