@@ -128,7 +128,7 @@ def test_a_garbled_schema_version_is_refused_clearly(store_location: str) -> Non
     MemoryCoordinator(store_location).close()
     with MemoryCoordinator(store_location) as memory, memory.database.write() as conn:
         conn.execute(text("UPDATE zb_meta SET value = 'two' WHERE key = 'schema_version'"))
-    with pytest.raises(SchemaVersionError, match="'two'.*damaged"):
+    with pytest.raises(SchemaVersionError, match=r"'two'.*damaged"):
         MemoryCoordinator(store_location)
 
 
@@ -174,7 +174,7 @@ def test_a_failing_step_rolls_back_alone_and_runs_on_the_next_open(
     step = Migration(SCHEMA_VERSION + 1, "add_session_title", add_column_then_fail)
     monkeypatch.setattr(migrations, "MIGRATIONS", (*MIGRATIONS, step))
     monkeypatch.setattr(migrations, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
-    with pytest.raises(StorageError, match="add_session_title.*disk on fire"):
+    with pytest.raises(StorageError, match=r"add_session_title.*disk on fire"):
         MemoryCoordinator(store_location)
     with MemoryCoordinator(store_location) as memory:
         assert _steps(memory)["add_session_title"] == SCHEMA_VERSION + 1
