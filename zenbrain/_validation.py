@@ -28,6 +28,7 @@ __all__ = [
     "check_duration",
     "check_finite",
     "check_fraction",
+    "check_id",
     "check_int",
     "check_layer",
     "check_metadata",
@@ -104,6 +105,17 @@ def check_content(content: object, what: str = "content") -> str:
             f"{what} has {len(content):,} characters; at most {MAX_CONTENT_CHARS:,} are accepted"
         )
     return check_storable(content, what)
+
+
+def check_id(value: object, name: str = "id") -> str:
+    """A memory or slot id: non-empty text that a store could hold. An id that matches
+    nothing is not an error here (the caller says what "not found" means)."""
+    if not isinstance(value, str) or not value.strip() or len(value) > 200:
+        raise InvalidInputError(
+            f"{name} must be a memory id (a non-empty string of at most 200 characters, as "
+            f"returned by store), got {shown(value)}"
+        )
+    return check_storable(value, name)
 
 
 def check_text(value: object, name: str) -> str:
@@ -196,7 +208,8 @@ def check_optional_text(value: object, name: str, max_length: int = 200) -> str 
     return check_storable(value, name)
 
 
-def check_strings(value: object, name: str) -> list[str] | None:
+def check_strings(value: object, name: str, max_length: int = 10_000) -> list[str] | None:
+    """A list of non-empty strings of at most ``max_length`` characters each, stripped."""
     if value is None:
         return None
     if isinstance(value, str) or not isinstance(value, Sequence):
@@ -204,6 +217,11 @@ def check_strings(value: object, name: str) -> list[str] | None:
     items = list(value)
     if not all(isinstance(item, str) and item.strip() for item in items):
         raise InvalidInputError(f"{name} must be a list of non-empty strings, got {shown(value)}")
+    for i, item in enumerate(items):
+        if len(item) > max_length:
+            raise InvalidInputError(
+                f"{name}[{i}] has {len(item):,} characters; at most {max_length:,} are accepted"
+            )
     return [check_storable(item.strip(), f"{name}[{i}]") for i, item in enumerate(items)]
 
 
