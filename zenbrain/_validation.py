@@ -23,6 +23,7 @@ __all__ = [
     "MAX_CONTENT_CHARS",
     "MAX_METADATA_CHARS",
     "MAX_METADATA_DEPTH",
+    "MAX_OUTCOME_CHARS",
     "check_content",
     "check_created_at",
     "check_duration",
@@ -45,6 +46,7 @@ __all__ = [
 ]
 
 MAX_CONTENT_CHARS = 1_000_000
+MAX_OUTCOME_CHARS = 10_000
 MAX_METADATA_CHARS = 1_000_000  # as JSON
 MAX_METADATA_DEPTH = 32
 # created_at outside these is a sentinel or a typo (datetime.min/max, year 9999), and the

@@ -89,9 +89,7 @@ CASES: dict[str, Case] = {
     "store(created_at=0001-01-01, episodic)": lambda m, ids: m.store(
         "early", layer="episodic", created_at="0001-01-01T00:00:00"
     ),
-    "store(metadata nested 100,000 deep)": lambda m, ids: m.store(
-        "deep", metadata=_deep(100_000)
-    ),
+    "store(metadata nested 100,000 deep)": lambda m, ids: m.store("deep", metadata=_deep(100_000)),
     "add_interaction(metadata nested 100,000 deep)": lambda m, ids: m.add_interaction(
         "user", "deep", _deep(100_000)
     ),

@@ -19,7 +19,6 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from zenbrain import InvalidInputError, MemoryCoordinator, StorageError
-from zenbrain.storage.backup import backup
 from zenbrain.testing.postgres import _install_dirs, fresh_database
 
 # Stores numbered memories one transaction at a time; prints each number once committed.
@@ -87,7 +86,7 @@ def test_sqlite_backup_while_another_process_writes(db_path: Path, tmp_path: Pat
     with writing(str(db_path), 400) as committed, MemoryCoordinator(db_path) as memory:
         _wait_for(committed, 100)
         before = len(committed)  # all of these were committed before the backup started
-        written = backup(memory.database, copy)
+        written = memory.backup(copy)
         assert written == copy.resolve()
         during = len(committed)
     assert during < 400, "the backup must overlap the writer to test anything"
@@ -103,18 +102,20 @@ def test_sqlite_backup_refuses_the_store_itself_and_bad_targets(db_path: Path) -
     with MemoryCoordinator(db_path) as memory:
         memory.store("kept")
         with pytest.raises(InvalidInputError, match="the store itself"):
-            backup(memory.database, db_path)
+            memory.backup(db_path)
         with pytest.raises(InvalidInputError, match="folder"):
-            backup(memory.database, db_path.parent)
+            memory.backup(db_path.parent)
         with pytest.raises(InvalidInputError):
-            backup(memory.database, 42)  # type: ignore[arg-type]
+            memory.backup(42)  # type: ignore[arg-type]
+        with pytest.raises(InvalidInputError):
+            memory.backup(str(db_path.parent / "copy\ud800.db"))
         assert memory.health().semantic["count"] == 1
 
 
 def test_an_in_memory_store_can_be_backed_up(tmp_path: Path) -> None:
     with MemoryCoordinator(":memory:") as memory:
         memory.store("lives only in memory until backed up", layer="semantic")
-        backup(memory.database, tmp_path / "copy.db")
+        memory.backup(tmp_path / "copy.db")
     with MemoryCoordinator(tmp_path / "copy.db") as restored:
         assert restored.health().semantic["count"] == 1
 
@@ -139,7 +140,7 @@ def test_postgres_backup_while_another_process_writes(
         with writing(url, 300) as committed, MemoryCoordinator(url) as memory:
             _wait_for(committed, 60)
             before = len(committed)
-            backup(memory.database, copy)
+            memory.backup(copy)
             during = len(committed)
         assert during < 300, "the backup must overlap the writer to test anything"
     assert "PGPASSWORD" not in copy.read_text()[:2000]
@@ -175,4 +176,12 @@ def test_postgres_backup_without_pg_dump_says_what_to_run(
     with fresh_database(postgres_url) as url, MemoryCoordinator(url) as memory:
         monkeypatch.setenv("PATH", str(tmp_path))  # no pg_dump here
         with pytest.raises(StorageError, match="pg_dump --format=plain"):
-            backup(memory.database, tmp_path / "x.sql")
+            memory.backup(tmp_path / "x.sql")
+
+
+async def test_the_async_twin_backs_up_too(db_path: Path, tmp_path: Path) -> None:
+    async with MemoryCoordinator(db_path) as memory:
+        await memory.astore("stored before an async backup", layer="semantic")
+        await memory.abackup(tmp_path / "async-copy.db")
+    with MemoryCoordinator(tmp_path / "async-copy.db") as restored:
+        assert restored.health().semantic["count"] == 1

@@ -21,6 +21,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,6 +44,12 @@ def _target_path(target: object) -> Path:
     raw = os.fspath(target)
     if not isinstance(raw, str) or not raw.strip() or "\x00" in raw:
         raise InvalidInputError(f"the backup target must be a file path, got {raw[:80]!r}")
+    try:
+        raw.encode(sys.getfilesystemencoding(), "surrogateescape")
+    except UnicodeEncodeError:
+        raise InvalidInputError(
+            f"the backup target {raw[:80]!r} cannot be a file name on this system"
+        ) from None
     return Path(os.path.expanduser(raw)).resolve()
 
 
@@ -58,12 +65,13 @@ def backup(db: Database, target: str | os.PathLike[str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StorageError(f"cannot create the folder for the backup {path}: {exc}") from exc
-    if db.dialect == "sqlite":
-        _backup_sqlite(db, path)
-    elif db.dialect == "postgresql":
-        _backup_postgres(db, path)
-    else:  # pragma: no cover - Database accepts only these two
-        raise StorageError(f"no backup for the {db.dialect} back end")
+    try:
+        if db.dialect == "sqlite":
+            _backup_sqlite(db, path)
+        else:
+            _backup_postgres(db, path)
+    except OSError as exc:  # e.g. the folder is not writable
+        raise StorageError(f"backing up {db.where} to {path} failed: {exc}") from exc
     return path
 
 

@@ -266,7 +266,7 @@ def rebuild_lexical_index(db: Database, conn: Connection) -> int:
     """Re-tokenise every stored memory into the lexical index, in ``conn``'s transaction;
     returns how many memories were indexed. Used when :data:`~zenbrain.text.TEXT_VERSION`
     changed, so that stored index terms and the terms of new queries agree again."""
-    from zenbrain.layers.procedural import render_procedure
+    from zenbrain.storage.records import row_indexed_text
     from zenbrain.text import tokenize
 
     done = 0
@@ -293,16 +293,16 @@ def rebuild_lexical_index(db: Database, conn: Connection) -> int:
             break
         pks = [int(row.pk) for row in rows]
         db.lexical.remove(conn, pks)
-        indexed = []
-        for row in rows:
-            content = str(row.content)
-            if row.layer == "procedural":
-                content = render_procedure(content, list(row.steps or []), row.outcome or "")
-            elif row.layer == "core" and row.label:
-                content = f"{row.label} {content}"
-            indexed.append(
-                IndexedText(int(row.pk), row.namespace, row.layer, row.context, tokenize(content))
+        indexed = [
+            IndexedText(
+                int(row.pk),
+                row.namespace,
+                row.layer,
+                row.context,
+                tokenize(row_indexed_text(row)),  # type: ignore[arg-type]
             )
+            for row in rows
+        ]
         db.lexical.add(conn, indexed)
         done += len(rows)
         after = pks[-1]
