@@ -18,13 +18,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from zenbrain import MemoryCoordinator, ZenbrainError
 from zenbrain.tools import TOOL_NAMES, dispatch
 
-EXAMPLES = 120
+EXAMPLES = 200
 
 
 class DeepDict(dict[str, Any]):
@@ -125,20 +125,20 @@ GOOD: dict[str, st.SearchStrategy[Any]] = {
 }
 
 
-def _items(ids: list[str]) -> st.SearchStrategy[Any]:
+def _items() -> st.SearchStrategy[Any]:
     item = st.one_of(
         GOOD["content"],
         st.fixed_dictionaries({"content": GOOD["content"]}, optional={"layer": GOOD["layer"]}),
         hostile,
     )
-    return st.one_of(st.lists(item, max_size=4), hostile)
+    return st.lists(item, max_size=4)
 
 
 def _turns() -> st.SearchStrategy[Any]:
     turn = st.one_of(
         st.fixed_dictionaries({"role": GOOD["role"], "content": GOOD["content"]}), hostile
     )
-    return st.one_of(st.lists(turn, max_size=3), hostile)
+    return st.lists(turn, max_size=3)
 
 
 # method -> (required parameters, optional parameters); the async twins share these.
@@ -233,20 +233,30 @@ def test_every_public_method_is_driven() -> None:
     assert public_methods() - NOT_DRIVEN <= set(SPECS)
 
 
-def _value(data: st.DataObject, name: str, ids: list[str], tmp: str) -> Any:
+def _value(data: st.DataObject, name: str, ids: list[str], tmp: str, *, bad: bool | None) -> Any:
+    """A value for parameter ``name``: sensible (``bad=False``), hostile (``True``), or
+    either (``None``)."""
     if name == "items":
-        return data.draw(_items(ids), label=name)
-    if name == "turns":
-        return data.draw(_turns(), label=name)
-    if name in ("id", "fact_id"):
-        return data.draw(st.one_of(st.sampled_from(ids), hostile), label=name)
-    if name == "path":
+        good: st.SearchStrategy[Any] = _items()
+    elif name == "turns":
+        good = _turns()
+    elif name in ("id", "fact_id"):
+        # An index, not sampled_from(ids): the list grows as the test stores, and a
+        # strategy must not depend on state that changes between examples.
+        good = st.integers(0, 1_000).map(lambda i: ids[i % len(ids)])
+    elif name == "path":
         good = st.sampled_from([f"{tmp}/backup.db", f"{tmp}/sub/backup2.db"])
-        return data.draw(st.one_of(good, hostile), label=name)
-    if name == "progress":
-        return data.draw(st.one_of(st.just(lambda done, total: None), hostile), label=name)
-    good = GOOD.get(name)
-    chosen = st.one_of(good, hostile) if good is not None else hostile
+        # Hostile names stay inside the test's folder: a relative path would land in the
+        # working directory.
+        inside = st.builds(lambda name: f"{tmp}/{name}", any_text)
+        bad_path = st.one_of(inside, numbers, wrong_types)
+        choice = {False: good, True: bad_path, None: st.one_of(good, bad_path)}[bad]
+        return data.draw(choice, label=name)
+    elif name == "progress":
+        good = st.just(lambda done, total: None)
+    else:
+        good = GOOD.get(name, hostile)
+    chosen = {False: good, True: hostile, None: st.one_of(good, hostile)}[bad]
     return data.draw(chosen, label=name)
 
 
@@ -298,10 +308,15 @@ def test_any_call_either_works_or_raises_a_zenbrain_error_and_changes_nothing(
     memory = seeded.memory
     method = data.draw(st.sampled_from(sorted(SPECS)), label="method")
     required, optional = SPECS[method]
-    args = {name: _value(data, name, seeded.ids, str(seeded.tmp)) for name in required}
-    for name in optional:
-        if data.draw(st.booleans(), label=f"pass {name}"):
-            args[name] = _value(data, name, seeded.ids, str(seeded.tmp))
+    names = [*required, *(n for n in optional if data.draw(st.booleans(), label=f"pass {n}"))]
+    # A third of the calls are sensible, a third have one hostile argument (which pins down
+    # the parameter that lacks a check), a third mix freely.
+    mode = data.draw(st.sampled_from(["sensible", "one hostile", "mixed"]), label="mode")
+    culprit = data.draw(st.sampled_from(names), label="culprit") if names else None
+    args = {}
+    for name in names:
+        bad = {"sensible": False, "mixed": None}.get(mode, name == culprit)
+        args[name] = _value(data, name, seeded.ids, str(seeded.tmp), bad=bad)
     if not _supported(method, args):
         return
     target = memory
@@ -311,12 +326,14 @@ def test_any_call_either_works_or_raises_a_zenbrain_error_and_changes_nothing(
     before = seeded.snapshot(memory)
     try:
         result = _call(target, method, args)()
-    except ZenbrainError:
+    except ZenbrainError as exc:
+        event(f"{method}: rejected ({type(exc).__name__})")
         after = seeded.snapshot(memory)
         assert after == before, f"rejected {method}({_describe(args)}) changed the store"
         return
     except BaseException as exc:
         pytest.fail(f"{method}({_describe(args)}) raised {type(exc).__name__}: {str(exc)[:300]}")
+    event(f"{method}: worked")
     if isinstance(result, str) and method in ("store",) and result not in seeded.ids:
         seeded.ids.append(result)
     assert not (isinstance(result, float) and math.isnan(result))

@@ -50,7 +50,12 @@ def _target_path(target: object) -> Path:
         raise InvalidInputError(
             f"the backup target {raw[:80]!r} cannot be a file name on this system"
         ) from None
-    return Path(os.path.expanduser(raw)).resolve()
+    try:
+        return Path(os.path.expanduser(raw)).resolve()
+    except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop
+        raise InvalidInputError(
+            f"the backup target {raw[:80]!r} cannot be used as a file path ({type(exc).__name__})"
+        ) from exc
 
 
 def backup(db: Database, target: str | os.PathLike[str]) -> Path:
@@ -59,9 +64,9 @@ def backup(db: Database, target: str | os.PathLike[str]) -> Path:
     path = _target_path(target)
     if db.path is not None and path == db.path.resolve():
         raise InvalidInputError(f"the backup target {path} is the store itself")
-    if path.is_dir():
-        raise InvalidInputError(f"the backup target {path} is a folder; name a file in it")
     try:
+        if path.is_dir():
+            raise InvalidInputError(f"the backup target {path} is a folder; name a file in it")
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StorageError(f"cannot create the folder for the backup {path}: {exc}") from exc
