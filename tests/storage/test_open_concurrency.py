@@ -14,6 +14,7 @@ import pytest
 
 from zenbrain import DatabaseNotWritableError, MemoryCoordinator, StorageError
 from zenbrain.storage import sqlite as sqlite_backend
+from zenbrain.testing.postgres import fresh_database
 
 # Takes SQLite's write lock on a file and holds it for a while, like a long write elsewhere.
 LOCK_HOLDER = textwrap.dedent(
@@ -149,3 +150,14 @@ def test_an_impossible_folder_advises_another_path(tmp_path: Path) -> None:
     blocker.write_text("not a folder")
     with pytest.raises(DatabaseNotWritableError, match="ZENBRAIN_DB"):
         MemoryCoordinator(blocker / "memory.db")
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_concurrent_first_opens_of_a_database_without_pgvector_never_fail(
+    postgres_url: str,
+) -> None:
+    """The first opens also create the vector extension; that must not race either."""
+    with fresh_database(postgres_url, required_extensions=(), optional_extensions=()) as url:
+        failures, errors = _run_openers(url, processes=4, rounds=5)
+        assert (failures, errors) == (0, [])
