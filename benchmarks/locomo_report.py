@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import platform
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from docs_sections import replace_section as replace_docs_section
-from locomo_data import CATEGORY_NAMES, RETRIEVAL_CATEGORIES
-
-if TYPE_CHECKING:  # locomo imports this module when run as a script: no import cycle at runtime
-    from locomo import BenchmarkRun, SystemResult
+from benchmarks.docs_sections import replace_section as replace_docs_section
+from benchmarks.locomo_data import CATEGORY_NAMES, RETRIEVAL_CATEGORIES
+from benchmarks.locomo_results import BenchmarkRun, SystemResult
 
 __all__ = [
     "SECTION_HEADING",
