@@ -285,19 +285,21 @@ def _tally(rankings: list[tuple[list[str], tuple[str, ...]]]) -> Tally:
 
 LEXICAL_VARIANTS: tuple[LexicalVariant, ...] = (
     LexicalVariant("coverage 0.8/0.2 (before)", coverage=True),
-    LexicalVariant("bm25 k1=1.2 b=0.75 prox=0.2"),
     LexicalVariant("bm25 uncapped k1=1.2 b=0.75 prox=0.2", capped=False),
-    LexicalVariant("bm25 uncapped k1=1.2 b=0.75 prox=0", capped=False, proximity=0.0),
-    LexicalVariant("bm25 k1=1.2 b=0.75 prox=0", proximity=0.0),
-    LexicalVariant("bm25 k1=1.2 b=0.75 prox=0.1", proximity=0.1),
-    LexicalVariant("bm25 k1=1.2 b=0.75 prox=0.3", proximity=0.3),
-    LexicalVariant("bm25 k1=0.8 b=0.75 prox=0.2", k1=0.8),
-    LexicalVariant("bm25 k1=1.6 b=0.75 prox=0.2", k1=1.6),
-    LexicalVariant("bm25 k1=1.2 b=0.5 prox=0.2", b=0.5),
-    LexicalVariant("bm25 k1=1.2 b=0.9 prox=0.2", b=0.9),
-    LexicalVariant("bm25 k1=1.2 b=0.3 prox=0.2", b=0.3),
-    LexicalVariant("bm25 snowball k1=1.2 b=0.75 prox=0.2", stemmer="snowball"),
-    LexicalVariant("bm25 no stemming k1=1.2 b=0.75 prox=0.2", stemmer="none"),
+    LexicalVariant("bm25 uncapped k1=1.2 b=0.3 prox=0.2", capped=False, b=0.3),
+    LexicalVariant("bm25 capped k1=1.2 b=0.75 prox=0.2 (default)"),
+    LexicalVariant("bm25 capped k1=1.2 b=0.75 prox=0", proximity=0.0),
+    LexicalVariant("bm25 capped k1=1.2 b=0.75 prox=0.1", proximity=0.1),
+    LexicalVariant("bm25 capped k1=1.2 b=0.75 prox=0.3", proximity=0.3),
+    LexicalVariant("bm25 capped k1=0.8 b=0.75 prox=0.2", k1=0.8),
+    LexicalVariant("bm25 capped k1=1.6 b=0.75 prox=0.2", k1=1.6),
+    LexicalVariant("bm25 capped k1=2.0 b=0.75 prox=0.2", k1=2.0),
+    LexicalVariant("bm25 capped k1=1.2 b=0.3 prox=0.2", b=0.3),
+    LexicalVariant("bm25 capped k1=1.2 b=0.5 prox=0.2", b=0.5),
+    LexicalVariant("bm25 capped k1=1.2 b=0.9 prox=0.2", b=0.9),
+    LexicalVariant("bm25 capped k1=1.2 b=1.0 prox=0.2", b=1.0),
+    LexicalVariant("bm25 capped, Snowball stemmer", stemmer="snowball"),
+    LexicalVariant("bm25 capped, no stemming", stemmer="none"),
 )
 
 FUSION_VARIANTS: tuple[FusionVariant, ...] = (
