@@ -3,15 +3,16 @@
 Lexical score (0..1) of a memory for a query, both as index terms (:mod:`zenbrain.text`):
 
 * relevance: Okapi BM25 over the memory's layer (per namespace and layer, as the index
-  keeps it). Each query term found gets BM25's term factor ``tf * (k1 + 1) / (tf + k1 * L)``
-  with ``L = 1 - b + b * length / average_length`` (length = the memory's number of index
-  terms): repeating a word saturates, and a memory longer than the scope's average counts
-  less, so a long memory that mentions a bit of everything does not win on its length. The
-  factor is 1 for a word found once in a memory of average length and is capped at 1, so the
-  relevance, ``sum(idf * min(1, factor)) / sum(idf)`` over the query's distinct terms, lies
-  in 0..1 and means the same for every query: 1 is what the query can attain, every one of
-  its words in a memory no longer than average; a memory holding only the rarer half of
-  the query's IDF mass scores about 0.5 whatever else was found.
+  keeps it). Each distinct query term found gets BM25's term factor
+  ``tf * (k1 + 1) / (tf + k1 * L)``, ``L = 1 - b + b * length / average_length`` (length:
+  the memory's number of index terms), weighted by :func:`idf`. Repeating a word saturates,
+  and a memory longer than its scope's average counts less, so a long memory that mentions
+  a bit of everything does not win on its length. The factor is 1 for a word found once in
+  a memory of average length and is capped at 1, so the relevance,
+  ``sum(idf * min(1, factor)) / sum(idf)``, lies in 0..1 and means the same for every
+  query: 1 is what the query can attain (each of its words in a memory no longer than
+  average), and a memory holding only the query's rarer half of IDF mass scores about 0.5,
+  whatever else was found.
 * proximity: the share of the query's neighbouring word pairs that stand next to each other
   in the memory too (weighted by their IDF), so "Kieler Förde" beats a text that has "Kiel"
   and "Förde" far apart. A bounded bonus: it takes ``PROXIMITY_WEIGHT`` of the score.
@@ -57,10 +58,12 @@ CANDIDATE_POSTINGS = 20_000
 
 
 def idf(document_count: int, document_frequency: int) -> float:
-    """BM25's inverse document frequency (the Lucene form, never negative):
-    ``ln(1 + (N - df + 0.5) / (df + 0.5))``."""
-    df = min(max(document_frequency, 0), max(document_count, 0))
-    return math.log1p((document_count - df + 0.5) / (df + 0.5))
+    """Inverse document frequency, always positive: ``ln(1 + N / (1 + df))``.
+
+    A smoothed form of BM25's IDF; Lucene's ``ln(1 + (N - df + 0.5) / (df + 0.5))`` weighs
+    common words down harder and loses on every dataset (docs/benchmarks.md, "Recall: how
+    the defaults were chosen", table "Lexical score")."""
+    return math.log1p(max(document_count, 0) / (1 + max(document_frequency, 0)))
 
 
 def query_pairs(query_terms: Sequence[str]) -> list[tuple[str, str]]:
