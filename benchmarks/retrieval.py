@@ -42,7 +42,14 @@ from benchmarks.locomo_systems import (
     default_embedder_factory,
     make_system,
 )
-from benchmarks.retrieval_data import DATASETS, Dataset, Haystack, load_dataset
+from benchmarks.retrieval_data import (
+    DATASETS,
+    Dataset,
+    Haystack,
+    first_haystacks,
+    load_dataset,
+    parse_limits,
+)
 from benchmarks.retrieval_metrics import ndcg_at, recall_at
 from zenbrain.errors import InvalidInputError, ZenbrainError
 
@@ -309,7 +316,11 @@ def markdown(run: RetrievalRun, command: str) -> str:
         asked, scorable = run.sampled.get(
             dataset.name, (dataset.question_count(), dataset.question_count())
         )
-        sample = f", a deterministic sample of {asked} of {scorable}" if asked < scorable else ""
+        sample = (
+            f" (a deterministic part of its {scorable}: see the command below)"
+            if asked < scorable
+            else ""
+        )
         out.append(
             f"- `{dataset.name}`: {spec.source}. {len(dataset.haystacks)} haystacks, "
             f"{dataset.turn_count} items, {asked} questions{sample}."
@@ -349,6 +360,12 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--datasets", default=",".join(DATASETS))
     parser.add_argument("--systems", default=",".join(SYSTEM_NAMES))
     parser.add_argument("--max-questions", type=int, default=None, metavar="N")
+    parser.add_argument(
+        "--haystacks",
+        default=None,
+        metavar="DATASET=N,...",
+        help="only the first N haystacks of a dataset (e.g. realtalk=4), to bound run time",
+    )
     parser.add_argument("--no-cache", action="store_true", help="embed afresh, keep nothing")
     parser.add_argument("--write-docs", action="store_true")
     parser.add_argument("--docs", type=Path, default=DEFAULT_DOCS_PATH, help=argparse.SUPPRESS)
@@ -363,11 +380,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = [n.strip() for n in args.datasets.split(",") if n.strip()]
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     try:
+        limits = parse_limits(args.haystacks)
         loaded = [load_dataset(n) for n in names]
         sampled = {}
         datasets = []
         for dataset in loaded:
-            kept = sample_questions(dataset, args.max_questions)
+            kept = first_haystacks(dataset, limits.get(dataset.name))
+            kept = sample_questions(kept, args.max_questions)
             sampled[dataset.name] = (kept.question_count(), dataset.question_count())
             datasets.append(kept)
         run = run_retrieval(
@@ -383,6 +402,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = (
         f"python -m benchmarks.retrieval --datasets {','.join(names)} --systems {','.join(systems)}"
     )
+    if args.haystacks:
+        command += f" --haystacks {args.haystacks}"
     if args.max_questions is not None:
         command += f" --max-questions {args.max_questions}"
     text = markdown(run, command + " --write-docs")

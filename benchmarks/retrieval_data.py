@@ -47,7 +47,9 @@ __all__ = [
     "Haystack",
     "MissingDatasetError",
     "bench_data_root",
+    "first_haystacks",
     "load_dataset",
+    "parse_limits",
 ]
 
 BENCH_DATA_ENV_VAR = "ZENBRAIN_BENCH_DATA"
@@ -294,3 +296,27 @@ def _load_madial(folder: Path) -> Dataset:
         )
     haystack = Haystack("archive", tuple(turns), tuple(questions))
     return Dataset("madial-bench", (haystack,), {1: "memory recall"})
+
+
+def first_haystacks(dataset: Dataset, count: int | None) -> Dataset:
+    """The dataset cut to its first ``count`` haystacks (all when None)."""
+    if count is None or count >= len(dataset.haystacks):
+        return dataset
+    if count <= 0:
+        raise InvalidInputError(f"a haystack limit must be positive, got {count}")
+    return Dataset(dataset.name, dataset.haystacks[:count], dataset.category_names)
+
+
+def parse_limits(raw: str | None) -> dict[str, int]:
+    """``"realtalk=4,locomo=2"`` -> ``{"realtalk": 4, "locomo": 2}``."""
+    limits: dict[str, int] = {}
+    for part in (raw or "").split(","):
+        if not part.strip():
+            continue
+        name, _, value = part.partition("=")
+        if name.strip() not in DATASETS or not value.strip().isdigit() or int(value) <= 0:
+            raise InvalidInputError(
+                f"--haystacks takes dataset=N pairs with N > 0, e.g. realtalk=4; got {part!r}"
+            )
+        limits[name.strip()] = int(value)
+    return limits

