@@ -241,7 +241,8 @@ class LexicalVariant:
 
 
 def _top(scores: Mapping[int, float], k: int) -> list[int]:
-    return sorted(scores, key=lambda d: (-scores[d], d))[:k]
+    """Best first; equal scores newest (latest stored) first, as recall orders them."""
+    return sorted(scores, key=lambda d: (-scores[d], -d))[:k]
 
 
 # --------------------------------------------------------------------------- fusion

@@ -43,10 +43,12 @@ def _expected(query: str, memories: Sequence[str]) -> list[tuple[str, float]]:
     terms = tokenize(query)
     weights = {t: idf(n, sum(t in d for d in docs)) for t in terms}
     scored = [
-        (m, lexical_score(terms, d, weights, average)) for m, d in zip(memories, docs, strict=True)
+        (position, m, round(lexical_score(terms, d, weights, average), 6))
+        for position, (m, d) in enumerate(zip(memories, docs, strict=True))
     ]
-    ranked = sorted(((m, round(s, 6)) for m, s in scored if s > 0), key=lambda p: -p[1])
-    return ranked
+    # Best first; equal scores newest first (stored in order: the later one).
+    ranked = sorted((p for p in scored if p[2] > 0), key=lambda p: (-p[2], -p[0]))
+    return [(m, s) for _, m, s in ranked]
 
 
 def test_statistics_follow_adds_and_removes(store_location: str) -> None:
