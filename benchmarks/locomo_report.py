@@ -126,9 +126,10 @@ Evidence ids are split where one string holds several ("D8:6; D9:17") and normal
 
 {markdown_tables(run)}
 "In the embedding model" is the time the model itself took, for the texts it had not
-seen. Vectors are kept on disk (`benchmarks/.cache/`, keyed by model and text), so a rerun
-embeds only new texts; `--no-cache` starts cold. Within one run the systems share the
-vectors: the first system that embeds pays for all, the later ones read them from memory.
+seen. Vectors are kept on disk (`~/.cache/zenbrain-bench/embeddings/`, keyed by model and
+text), so a rerun embeds only new texts; `--no-cache` starts cold. Within one run the
+systems share the vectors: the first system that embeds pays for all, the later ones read
+them from memory.
 Timings depend on the machine's load (see above); recall does not.
 
 Reproduce (from the repository root, with the data at `../shared/data/locomo/locomo10.json`
