@@ -43,8 +43,8 @@ test: lint typecheck  ## every test, PostgreSQL included (started automatically)
 check: test
 
 bench: $(VENV)/.all  ## rewrites docs/benchmarks.md (LoCoMo needs ../shared/data or $$ZENBRAIN_LOCOMO)
-	$(BIN)/python benchmarks/locomo.py --write-docs
-	$(BIN)/python benchmarks/locomo_stages.py --hybrid --write-docs
+	$(BIN)/python -m benchmarks.locomo --write-docs
+	$(BIN)/python -m benchmarks.locomo_stages --hybrid --write-docs
 	$(BIN)/python benchmarks/scale.py --write-docs
 
 clean:
