@@ -16,7 +16,10 @@ __all__ = ["COMMANDS"]
 
 @click.group()
 def core() -> None:
-    """Core blocks: labelled text always in an agent's context (persona, preferences...)."""
+    """Core blocks: set, list, delete.
+
+    Labelled text always in an agent's context (persona, preferences...).
+    """
 
 
 @core.command(name="set")
@@ -71,7 +74,10 @@ _SESSION_OPTION = click.option(
 
 @click.group()
 def session() -> None:
-    """Conversation sessions: the short-term transcript an agent keeps."""
+    """Sessions: show, add, clear.
+
+    The short-term transcript an agent keeps per conversation.
+    """
 
 
 @session.command(name="show")
@@ -127,7 +133,10 @@ def session_clear(session_id: str | None) -> int:
 
 @click.group()
 def namespace() -> None:
-    """Namespaces: separate memories (one per user or agent) in one store."""
+    """Namespaces: list, drop.
+
+    Separate memories (one per user or agent) in one store.
+    """
 
 
 @namespace.command(name="list")

