@@ -49,7 +49,8 @@ class Database:
         self.path = path
         if url.startswith("sqlite"):
             self.engine = self._sqlite_engine(url, path)
-            from zenbrain.storage.sqlite import SqliteLexicalIndex, SqliteVectorIndex
+            from zenbrain.storage.sqlite import SqliteLexicalIndex
+            from zenbrain.storage.sqlite_vectors import SqliteVectorIndex
 
             self.lexical: LexicalIndex = SqliteLexicalIndex()
             self.vectors: VectorIndex = SqliteVectorIndex()
