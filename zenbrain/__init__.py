@@ -13,7 +13,8 @@ The names below load on first use (PEP 562), so ``import zenbrain.config`` or th
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+import typing
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"  # the one place the version is written (pyproject reads it via hatch)
 
@@ -104,7 +105,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> typing.Any:
     module = _MODULE_OF.get(name)
     if module is None:
         raise AttributeError(f"module 'zenbrain' has no attribute {name!r}")
