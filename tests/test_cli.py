@@ -149,6 +149,13 @@ def test_zenbrain_db_is_the_default_the_api_shares(tmp_path: Path) -> None:
     assert "The backup runs at 02:00" in recalled.stdout
 
 
+def test_zenbrain_contexts_is_read_as_the_mcp_server_reads_it(db: str) -> None:
+    done = zb("store", "x", "--db", db, env=_env(ZENBRAIN_CONTEXTS=" , "))
+    assert done.returncode == 1 and "ZENBRAIN_CONTEXTS must name at least one" in done.stderr
+    ok = zb("store", "x", "--db", db, env=_env(ZENBRAIN_CONTEXTS="home,work"))
+    assert ok.returncode == 0, ok.stderr
+
+
 def test_tilde_paths_are_the_home_folder(tmp_path: Path) -> None:
     (tmp_path / ".zenbrain").mkdir()
     env = _env(HOME=str(tmp_path))

@@ -17,6 +17,7 @@ from zenbrain.config import (
     check_writable,
     embedder_spec_for_model,
     require_existing,
+    resolve_contexts,
     resolve_embedder,
     resolve_location,
 )
@@ -24,6 +25,7 @@ from zenbrain.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from zenbrain.coordinator import MemoryCoordinator
+    from zenbrain.providers.base import EmbeddingProvider
 
 __all__ = [
     "EXIT_NOT_FOUND",
@@ -137,24 +139,28 @@ def open_memory(*, write: bool = False, embed: bool = False) -> Iterator[MemoryC
         require_existing(location)
     spec = options.embedder if options.embedder is not None else os.environ.get(EMBEDDER_ENV)
     spec = (spec or "").strip() or None
+    contexts = resolve_contexts()  # ZENBRAIN_CONTEXTS, as the MCP server reads it
     from zenbrain.coordinator import MemoryCoordinator
 
-    memory = MemoryCoordinator(
-        location.path or location.url,
-        namespace=options.namespace,
-        embedder=resolve_embedder(spec) if embed and spec else None,
-    )
+    def opened(embedder: EmbeddingProvider | None) -> MemoryCoordinator:
+        return MemoryCoordinator(
+            location.path or location.url,
+            namespace=options.namespace,
+            embedder=embedder,
+            contexts=contexts,
+        )
+
+    memory = opened(resolve_embedder(spec) if embed and spec else None)
+    if embed and spec is None:
+        try:
+            inferred = needs_embedder(None, memory.database.get_meta("embedding_model"))
+        except BaseException:
+            memory.close()
+            raise
+        if inferred is not None:
+            memory.close()
+            memory = opened(resolve_embedder(inferred))
     try:
-        if embed and spec is None:
-            recorded = memory.database.get_meta("embedding_model")
-            inferred = needs_embedder(None, recorded)
-            if inferred is not None:
-                memory.close()
-                memory = MemoryCoordinator(
-                    location.path or location.url,
-                    namespace=options.namespace,
-                    embedder=resolve_embedder(inferred),
-                )
         yield memory
     finally:
         memory.close()

@@ -269,7 +269,8 @@ def export(file: str, fmt: str | None, layers: tuple[str, ...], where: tuple[str
 def import_(file: str, fmt: str | None) -> int:
     """Store memories from FILE (JSONL, CSV, lines).
 
-    FILE defaults to standard input; one transaction: all rows are stored, or none.
+    FILE defaults to standard input. Every row is checked first; the memories are stored
+    in one transaction (all or none), then core blocks are set under their labels.
 
     Rows are objects with store()'s fields (content, layer, context, metadata, ...), as
     `zenbrain export` writes them; imported memories get new ids. Creates the store if needed.
