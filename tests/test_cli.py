@@ -304,7 +304,33 @@ def test_the_command_starts_without_the_heavy_imports() -> None:
 
 
 # ---------------------------------------------------------------- list, show, export, import
-def _seed(db: str) -> dict[str, str]:
+def _seed(db: str, *, via_cli: bool = False) -> dict[str, str]:
+    """A fact, an episode, a procedure and a core block; through the Python API unless
+    ``via_cli`` (each CLI call starts a Python process: the API keeps the suite quick)."""
+    if not via_cli:
+        with MemoryCoordinator(db) as memory:
+            ids = {
+                "fact": memory.store(
+                    "The staging database is PostgreSQL 17",
+                    context="work",
+                    metadata={"topic": "infra"},
+                    confidence=0.7,
+                ),
+                "episode": memory.store(
+                    "I am thrilled, my talk got accepted!",
+                    layer="episodic",
+                    metadata={"topic": "talks"},
+                ),
+                "procedure": memory.store(
+                    "Deploy the service",
+                    layer="procedural",
+                    steps=["run the tests", "tag the release"],
+                    tools=["git"],
+                    outcome="a tagged release",
+                ),
+            }
+            memory.set_core_block("persona", "Anna, payments engineer in Kiel")
+        return ids
     ids = {
         "fact": zb_json(
             "store",
@@ -350,7 +376,7 @@ def _seed(db: str) -> dict[str, str]:
 
 
 def test_list_and_show(db: str) -> None:
-    ids = _seed(db)
+    ids = _seed(db, via_cli=True)
     listed = zb_json("list", "--db", db)
     assert listed["count"] == 4
     assert [m["id"] for m in listed["memories"][:3]] == [
@@ -559,8 +585,9 @@ def test_session_commands(db: str) -> None:
 
 
 def test_namespace_commands(db: str) -> None:
-    for name in ("anna", "ben", "team-a"):
-        zb_json("store", f"a note of {name}", "--namespace", name, "--db", db)
+    with MemoryCoordinator(db) as memory:
+        for name in ("anna", "ben", "team-a"):
+            memory.for_namespace(name).store(f"a note of {name}")
     assert zb_json("namespace", "list", "--db", db)["namespaces"] == ["anna", "ben", "team-a"]
     assert zb_json("namespace", "list", "--prefix", "team", "--db", db)["namespaces"] == ["team-a"]
     refused = zb("namespace", "drop", "ben", "--db", db)

@@ -195,7 +195,7 @@ def recall(
             min_confidence=min_confidence,
             core=core,
             context=context,
-            **({"where": filters} if filters else {}),  # TEMP until Architecture
+            where=filters or None,
         )
     rows = [r.to_dict() for r in results]
     payload = {"count": len(rows), "results": rows}
