@@ -37,7 +37,7 @@ def check(condition: bool, what: str, done: subprocess.CompletedProcess[str] | N
         raise SmokeFailure(what + detail)
 
 
-def zenbrain(
+def cli(
     *args: str, env: dict[str, str], cwd: Path, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -59,43 +59,43 @@ def drive_cli(work: Path, env: dict[str, str]) -> None:
         Path(sys.prefix).resolve() in installed.parents,
         f"zenbrain is imported from {installed}, not from this environment ({sys.prefix})",
     )
-    version = zenbrain("--version", env=env, cwd=work)
+    version = cli("--version", env=env, cwd=work)
     check(version.returncode == 0 and zenbrain.__version__ in version.stdout, "--version", version)
-    check(zenbrain("--help", env=env, cwd=work).returncode == 0, "--help")
+    check(cli("--help", env=env, cwd=work).returncode == 0, "--help")
 
     # A read never creates a store, and says so.
-    typo = zenbrain("recall", "anything", "--db", "typo.db", env=env, cwd=work)
+    typo = cli("recall", "anything", "--db", "typo.db", env=env, cwd=work)
     check(typo.returncode == 1 and "no zenbrain store" in typo.stderr, "read of a typo", typo)
     check(not (work / "typo.db").exists(), "a read created typo.db")
 
     home_db = Path(env["HOME"]) / ".zenbrain" / "memory.db"
-    missing = zenbrain("store", "x", "--db", str(home_db), env=env, cwd=work)
+    missing = cli("store", "x", "--db", str(home_db), env=env, cwd=work)
     check(missing.returncode == 1 and "mkdir -p" in missing.stderr, "missing folder", missing)
     check(not home_db.parent.exists(), "store created a folder")
     home_db.parent.mkdir(parents=True)
     with_env = {**env, "ZENBRAIN_DB": "~/.zenbrain/memory.db"}
-    stored = zenbrain("store", "The backup runs at 02:00", "--json", env=with_env, cwd=work)
+    stored = cli("store", "The backup runs at 02:00", "--json", env=with_env, cwd=work)
     check(stored.returncode == 0, "store", stored)
     memory_id = json.loads(stored.stdout)["id"]
-    recalled = zenbrain("--json", "recall", "when does the backup run", env=with_env, cwd=work)
+    recalled = cli("--json", "recall", "when does the backup run", env=with_env, cwd=work)
     check(recalled.returncode == 0, "recall", recalled)
     check(
         [r["id"] for r in json.loads(recalled.stdout)["results"]] == [memory_id], "recall", recalled
     )
     check(home_db.is_file() and not (work / "zenbrain.db").exists(), "store location")
 
-    exported = zenbrain("export", env=with_env, cwd=work)
+    exported = cli("export", env=with_env, cwd=work)
     check(exported.returncode == 0 and "The backup runs" in exported.stdout, "export", exported)
-    imported = zenbrain(
+    imported = cli(
         "import", "-", "--namespace", "copy", env=with_env, cwd=work, stdin=exported.stdout
     )
     check(imported.returncode == 0, "import", imported)
-    listed = zenbrain("list", "--namespace", "copy", "--json", env=with_env, cwd=work)
+    listed = cli("list", "--namespace", "copy", "--json", env=with_env, cwd=work)
     check(json.loads(listed.stdout)["count"] == 1, "list after import", listed)
-    backup = zenbrain("backup", str(work / "backup.db"), env=with_env, cwd=work)
+    backup = cli("backup", str(work / "backup.db"), env=with_env, cwd=work)
     check(backup.returncode == 0 and (work / "backup.db").is_file(), "backup", backup)
     check(
-        zenbrain("health", "--db", str(work / "backup.db"), env=env, cwd=work).returncode == 0,
+        cli("health", "--db", str(work / "backup.db"), env=env, cwd=work).returncode == 0,
         "health of the backup",
     )
 
