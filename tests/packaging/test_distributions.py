@@ -226,3 +226,12 @@ def test_the_core_wheel_alone_works_for_a_new_user(dist: Path, tmp_path: Path) -
         timeout=300,
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+@pytest.mark.parametrize("name", sorted(set(DISTRIBUTIONS) - {"zenbrain"}))
+def test_integration_readmes_link_absolutely(name: str) -> None:
+    """The README is the package index page: a relative link there leads nowhere."""
+    readme = (ROOT / DISTRIBUTIONS[name][0] / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s]+)\)", readme)
+    relative = [t for t in targets if not t.startswith(("https://", "http://", "#", "mailto:"))]
+    assert not relative, relative
