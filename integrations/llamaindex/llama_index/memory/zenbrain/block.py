@@ -29,7 +29,7 @@ logger = logging.getLogger("llama_index.memory.zenbrain")
 
 CORE_HEADING = "Core memory:"
 RECALLED_HEADING = "Recalled memories:"
-#: ``source`` of every memory the block writes.
+#: ``source`` of every memory the block writes, and its ``written_by`` metadata.
 SOURCE = "llamaindex"
 _ENTRY_PREFIXES = ("[", "- ")
 
@@ -265,7 +265,7 @@ class ZenBrainMemoryBlock(BaseMemoryBlock[str]):
                 continue
             if self.only_worth_remembering and role == "user" and not worth_remembering(role, text):
                 continue
-            metadata: dict[str, Any] = {"role": role, "fingerprint": key}
+            metadata: dict[str, Any] = {"role": role, "fingerprint": key, "written_by": SOURCE}
             if session_id is not None:
                 metadata["session_id"] = session_id
             items.append(
@@ -289,7 +289,7 @@ class ZenBrainMemoryBlock(BaseMemoryBlock[str]):
 
     async def _written_in(self, session_id: str | None) -> set[str]:
         if session_id not in self._written:
-            where: dict[str, Any] = {"source": SOURCE}
+            where: dict[str, Any] = {"written_by": SOURCE}
             if session_id is not None:
                 where["session_id"] = session_id
             earlier = await self.coordinator.afind(where)
