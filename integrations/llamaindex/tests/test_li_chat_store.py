@@ -11,7 +11,6 @@ import pytest
 from llama_index.core.base.llms.types import ChatMessage, ImageBlock, TextBlock
 from llama_index.core.memory import ChatMemoryBuffer
 from llama_index.core.storage.chat_store import SimpleChatStore
-from llama_index.core.storage.chat_store.base import BaseChatStore
 from llama_index.memory.zenbrain import ZenBrainChatStore
 
 from zenbrain import MemoryCoordinator
@@ -32,7 +31,7 @@ def _m(role: str, text: str) -> ChatMessage:
     return ChatMessage(role=role, content=text)
 
 
-def _run(store: BaseChatStore) -> list[Any]:
+def _run(store: SimpleChatStore | ZenBrainChatStore) -> list[Any]:
     """One call sequence; everything it observes (copied: SimpleChatStore hands out its
     own lists)."""
     seen: list[Any] = []

@@ -3,7 +3,7 @@ sessions, what is written and what is injected, side by side with ``VectorMemory
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from llama_index.core.schema import BaseNode
 from llama_index.core.settings import Settings
 from llama_index.core.vector_stores.types import (
     BasePydanticVectorStore,
+    MetadataFilter,
     MetadataFilters,
     VectorStoreQuery,
     VectorStoreQueryResult,
@@ -256,7 +257,7 @@ class TextVectorStore(BasePydanticVectorStore):
     def client(self) -> None:
         return None
 
-    def add(self, nodes: list[BaseNode], **kwargs: Any) -> list[str]:
+    def add(self, nodes: Sequence[BaseNode], **kwargs: Any) -> list[str]:
         self.nodes.extend(nodes)
         return [node.node_id for node in nodes]
 
@@ -265,7 +266,7 @@ class TextVectorStore(BasePydanticVectorStore):
 
     def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
         filters = query.filters or MetadataFilters(filters=[])
-        wanted = {f.key: f.value for f in filters.filters if hasattr(f, "key")}
+        wanted = {f.key: f.value for f in filters.filters if isinstance(f, MetadataFilter)}
         found = [
             node
             for node in self.nodes

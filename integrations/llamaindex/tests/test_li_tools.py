@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +11,7 @@ import pytest
 from llama_index.core.agent.workflow import FunctionAgent
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
 from llama_index.core.llms.mock import MockFunctionCallingLLM
-from llama_index.core.tools import FunctionTool
+from llama_index.core.tools import BaseTool, FunctionTool
 from llama_index.memory.zenbrain import zenbrain_tools
 
 from zenbrain import MemoryCoordinator
@@ -71,7 +71,8 @@ async def test_an_agent_stores_and_recalls_through_the_tools(
             ]
         )
     )
-    agent = FunctionAgent(llm=llm, tools=zenbrain_tools(coordinator))
+    tools: list[BaseTool | Callable[..., Any]] = [*zenbrain_tools(coordinator)]
+    agent = FunctionAgent(llm=llm, tools=tools)
     answer = await agent.run("Remember my kayak is red, then tell me its colour.")
     stored, recalled, refused = (json.loads(text) for text in json.loads(str(answer)))
     assert stored["layer"] == "semantic"
