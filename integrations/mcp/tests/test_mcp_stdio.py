@@ -186,16 +186,26 @@ def test_help_and_version_print_and_exit_without_creating_a_database(
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_bad_embedder_spec_stops_before_the_handshake(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--embedder", "word2vec"], "unknown embedder 'word2vec'"),
+        (["--namespace", ""], "namespace must be a non-empty string"),
+    ],
+)
+def test_a_bad_flag_stops_before_the_handshake(
+    tmp_path: Path, flags: list[str], message: str
+) -> None:
     done = subprocess.run(
-        [PYTHON, "-m", "zenbrain_mcp", "--db", str(tmp_path / "x.db"), "--embedder", "word2vec"],
+        [PYTHON, "-m", "zenbrain_mcp", "--db", str(tmp_path / "x.db"), *flags],
         input="",
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert done.returncode == 1 and done.stdout == ""
-    assert "unknown embedder 'word2vec'" in done.stderr
+    assert message in done.stderr
+    assert not (tmp_path / "x.db").exists()
 
 
 @pytest.mark.slow

@@ -167,7 +167,7 @@ def open_memory(
     provider = embedder if not isinstance(embedder, str | None) else resolve_embedder(embedder)
     return MemoryCoordinator(
         location.url,
-        namespace=namespace or "default",
+        namespace="default" if namespace is None else namespace,
         contexts=list(resolve_contexts(contexts)),
         embedder=provider,
     )
