@@ -155,7 +155,11 @@ class _LayerSearch:
             if self.query_vector is not None:
                 cosines = self.repo.cosines(conn, lexical_pks, self.query_vector)
         else:
-            total = self.index.lexical.document_count(conn, namespace, layer, context)
+            total = (
+                0
+                if allowed is None
+                else self.index.lexical.document_count(conn, namespace, layer, context)
+            )
             while True:
                 lexical_pks, cosines = self._candidates(conn, layer, frequencies, pool)
                 if allowed is None or pool >= min(total, MAX_FILTERED_POOL):
