@@ -26,9 +26,9 @@ BOB = ("users", "bob")
 
 
 @pytest.fixture
-def coordinator(any_backend: MemoryCoordinator) -> MemoryCoordinator:
+def coordinator(memory: MemoryCoordinator) -> MemoryCoordinator:
     # The store builds SQL of its own (key lookups, namespace listing): run on both back ends.
-    return any_backend
+    return memory
 
 
 @pytest.fixture
