@@ -12,7 +12,9 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool, StructuredTool, ToolException
+from pydantic import ValidationError
+from pydantic.v1 import ValidationError as ValidationErrorV1
 
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
@@ -25,12 +27,10 @@ def _as_tool(coordinator: MemoryCoordinator, definition: ToolDefinition) -> Stru
     name = definition.name
 
     def call(**arguments: Any) -> tuple[str, dict[str, Any]]:
-        result = dispatch(coordinator, name, arguments)
-        return json.dumps(result, ensure_ascii=False), result
+        return _answer(dispatch(coordinator, name, arguments))
 
     async def acall(**arguments: Any) -> tuple[str, dict[str, Any]]:
-        result = await adispatch(coordinator, name, arguments)
-        return json.dumps(result, ensure_ascii=False), result
+        return _answer(await adispatch(coordinator, name, arguments))
 
     return StructuredTool(
         name=name,
@@ -42,6 +42,29 @@ def _as_tool(coordinator: MemoryCoordinator, definition: ToolDefinition) -> Stru
         # The model reads the JSON text; the dict rides along as the ToolMessage artifact.
         response_format="content_and_artifact",
         metadata={"title": definition.title, "annotations": dict(definition.annotations)},
+        # An error answer becomes a ToolMessage with status="error" whose content is the
+        # JSON error object, so the model can read it and correct its call.
+        handle_tool_error=True,
+        handle_validation_error=_validation_error,
+    )
+
+
+def _answer(result: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    text = json.dumps(result, ensure_ascii=False)
+    if "error" in result:
+        raise ToolException(text)
+    return text, result
+
+
+def _validation_error(error: ValidationError | ValidationErrorV1) -> str:
+    """Arguments LangChain's schema check refused, as the same JSON error object that
+    :func:`zenbrain.tools.dispatch` gives for bad arguments."""
+    problems = "; ".join(
+        f"{'.'.join(str(part) for part in problem['loc']) or 'arguments'}: {problem['msg']}"
+        for problem in error.errors()
+    )
+    return json.dumps(
+        {"error": {"type": "InvalidInputError", "message": problems}}, ensure_ascii=False
     )
 
 
