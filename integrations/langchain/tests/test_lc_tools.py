@@ -13,6 +13,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langchain_tests.integration_tests import ToolsIntegrationTests
 from langchain_tests.unit_tests import ToolsUnitTests
 from langchain_zenbrain import create_zenbrain_tools
+from pydantic import BaseModel
 
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
@@ -137,10 +138,12 @@ def test_a_successful_call_has_success_status(coordinator: MemoryCoordinator) ->
 def test_input_schemas_are_specific(coordinator: MemoryCoordinator) -> None:
     tools = _by_name(create_zenbrain_tools(coordinator))
     recall_schema = tools["zenbrain_recall"].get_input_schema()
+    health_schema = tools["zenbrain_health"].get_input_schema()
+    assert issubclass(recall_schema, BaseModel) and issubclass(health_schema, BaseModel)
     assert set(recall_schema.model_json_schema()["properties"]) >= {"query", "limit", "layers"}
     with pytest.raises(ValueError):
         recall_schema.model_validate({"limit": 3})  # no query
-    assert tools["zenbrain_health"].get_input_schema().model_json_schema()["properties"] == {}
+    assert health_schema.model_json_schema()["properties"] == {}
 
 
 class _ToolSuiteSetup:
