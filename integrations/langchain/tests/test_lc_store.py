@@ -210,7 +210,7 @@ def test_batch_gives_what_inmemorystore_gives(coordinator: MemoryCoordinator) ->
     expected = _batch_results(InMemoryStore(), BATCH)
     store = ZenBrainStore(coordinator)
     assert _batch_results(store, BATCH) == expected
-    after = [GetOp(ADA, "x"), GetOp(ADA_NOTES, "z"), GetOp(BOB, "y"), ListNamespacesOp()]
+    after: list[Op] = [GetOp(ADA, "x"), GetOp(ADA_NOTES, "z"), GetOp(BOB, "y"), ListNamespacesOp()]
     assert [_normal(r) for r in store.batch(after)] == [
         (ADA, "x", {"text": "second"}),
         (ADA_NOTES, "z", {"text": "new"}),
