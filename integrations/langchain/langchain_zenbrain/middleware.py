@@ -36,8 +36,6 @@ __all__ = ["ZenBrainMemoryMiddleware"]
 SOURCE = "langchain-agent"
 _MATCHES_ONLY = 1e-9
 
-ModelCallResult = ModelResponse[Any] | AIMessage
-
 
 class ZenBrainMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
     """Recall into the model call, remember after it, per user.
@@ -140,7 +138,7 @@ class ZenBrainMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
         self,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
-    ) -> ModelCallResult:
+    ) -> ModelResponse[Any] | AIMessage:
         query = _latest_user_text(request.messages)
         if query is None:
             return handler(request)
@@ -152,7 +150,7 @@ class ZenBrainMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
         self,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
-    ) -> ModelCallResult:
+    ) -> ModelResponse[Any] | AIMessage:
         query = _latest_user_text(request.messages)
         if query is None:
             return await handler(request)
