@@ -267,8 +267,14 @@ class ZenBrainStore(BaseStore):
     ) -> list[_Stored]:
         """The items of one namespace whose metadata contains ``match``, oldest first."""
         view = self.coordinator_for(namespace)
-        found = view.find({ITEM_FIELD: True, **(match or {})})
-        return [_Stored(memory, _item(namespace, memory.metadata)) for memory in found]
+        # Without a match, reading the namespace and keeping the items is cheaper than
+        # asking the database to match the item marker.
+        found = view.find({ITEM_FIELD: True, **match}) if match else view.find()
+        return [
+            _Stored(memory, _item(namespace, memory.metadata))
+            for memory in found
+            if memory.metadata.get(ITEM_FIELD) is True
+        ]
 
     def _find(self, namespace: tuple[str, ...], key: str) -> list[_Stored]:
         return self._items(namespace, {KEY_FIELD: key})
@@ -334,12 +340,20 @@ class ZenBrainStore(BaseStore):
         found = [
             ns
             for ns in self._namespaces_under(_literal_prefix(conditions))
-            if all(_condition_holds(c, ns) for c in conditions)
-            and self.coordinator_for(ns).find({ITEM_FIELD: True}, limit=1)
+            if all(_condition_holds(c, ns) for c in conditions) and self._holds_items(ns)
         ]
         if op.max_depth is not None:
             found = list({ns[: op.max_depth] for ns in found})
         return sorted(found)[op.offset : op.offset + op.limit]
+
+    def _holds_items(self, namespace: tuple[str, ...]) -> bool:
+        view = self.coordinator_for(namespace)
+        # The oldest memory is an item in a namespace only the store writes to (the cheap
+        # check); otherwise ask for an item.
+        oldest = view.find(limit=1)
+        if oldest and oldest[0].metadata.get(ITEM_FIELD) is True:
+            return True
+        return bool(oldest) and bool(view.find({ITEM_FIELD: True}, limit=1))
 
     def __repr__(self) -> str:
         return f"ZenBrainStore({self._memory!r}, layer={self._layer!r})"
