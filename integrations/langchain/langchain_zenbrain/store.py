@@ -27,8 +27,8 @@ import json
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any, Literal
+from datetime import datetime
+from typing import Any, Literal, TypeGuard
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import (
@@ -63,8 +63,9 @@ CREATED_FIELD = "langgraph_created_at"
 UPDATED_FIELD = "langgraph_updated_at"
 INDEXED_FIELD = "langgraph_indexed"
 # Top-level string fields of the value are also kept as ``langgraph_field:<name>``, so an
-# equality filter on them narrows the items in SQL, before ranking.
+# equality filter on them narrows the items in SQL, before ranking (long texts are left out).
 FIELD_PREFIX = "langgraph_field:"
+_MAX_FILTERABLE_CHARS = 200
 
 _MAX_RECALL = 1000
 # Any score above 0: recall returns matches only; the store ranks the rest at 0 itself.
@@ -228,7 +229,7 @@ class ZenBrainStore(BaseStore):
                 view.forget(stored.memory.id, stored.memory.layer)
             return
         value = dict(op.value)
-        now = datetime.now(UTC)
+        now = self._memory.clock()
         previous = self._find(op.namespace, op.key)
         created = previous[-1].item.created_at if previous else now
         metadata: dict[str, Any] = {
@@ -238,7 +239,7 @@ class ZenBrainStore(BaseStore):
             INDEXED_FIELD: op.index is not False,
         }
         metadata.update(
-            (FIELD_PREFIX + name, field) for name, field in value.items() if isinstance(field, str)
+            (FIELD_PREFIX + name, field) for name, field in value.items() if _filterable(field)
         )
         # One transaction: every memory of this key goes, the new one comes.
         view.replace(
@@ -541,9 +542,14 @@ def _sql_filter(conditions: Mapping[str, Any] | None) -> dict[str, str]:
     for name, wanted in (conditions or {}).items():
         if isinstance(wanted, Mapping) and set(wanted) == {"$eq"}:
             wanted = wanted["$eq"]
-        if isinstance(wanted, str):
+        if _filterable(wanted):
             pushed[FIELD_PREFIX + name] = wanted
     return pushed
+
+
+def _filterable(value: object) -> TypeGuard[str]:
+    """A string short enough that ``put`` keeps a copy of it for filtering in SQL."""
+    return isinstance(value, str) and len(value) <= _MAX_FILTERABLE_CHARS
 
 
 def _matches(value: Mapping[str, Any], conditions: Mapping[str, Any] | None) -> bool:

@@ -9,6 +9,7 @@ import threading
 import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from typing import Any, TypedDict
 
 import pytest
@@ -444,6 +445,33 @@ def test_put_get_update_delete(store: ZenBrainStore) -> None:
     store.delete(ADA, "drink")
     assert store.get(ADA, "drink") is None
     assert view.recall("Ada coffee", layers=["semantic"]) == []
+
+
+def test_timestamps_come_from_the_coordinator_clock(store_location: str) -> None:
+    now = [datetime(2030, 1, 1, 9, 0, tzinfo=UTC)]
+    with MemoryCoordinator(store_location, clock=lambda: now[0]) as memory:
+        store = ZenBrainStore(memory)
+        store.put(ADA, "k", {"text": "first"})
+        now[0] = datetime(2030, 1, 2, 9, 0, tzinfo=UTC)
+        store.put(ADA, "k", {"text": "second"})
+        item = store.get(ADA, "k")
+    assert item is not None
+    assert (item.created_at, item.updated_at) == (
+        datetime(2030, 1, 1, 9, 0, tzinfo=UTC),
+        datetime(2030, 1, 2, 9, 0, tzinfo=UTC),
+    )
+
+
+def test_filters_on_long_and_short_text_fields(store: ZenBrainStore) -> None:
+    long_text = "tea " * 100
+    store.put(ADA, "long", {"text": long_text, "kind": "note"})
+    store.put(ADA, "short", {"text": "tea", "kind": "note"})
+    assert [i.key for i in store.search(ADA, filter={"text": long_text})] == ["long"]
+    assert [i.key for i in store.search(ADA, query="tea", filter={"text": "tea"})] == ["short"]
+    assert {i.key for i in store.search(ADA, filter={"kind": {"$eq": "note"}})} == {
+        "long",
+        "short",
+    }
 
 
 def test_items_persist_across_a_reopen(store_location: str) -> None:
