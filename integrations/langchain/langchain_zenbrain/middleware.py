@@ -44,9 +44,9 @@ class ZenBrainMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
     attribute of a dataclass/pydantic context); user ``ada``'s memories live in the zenbrain
     namespace ``"<coordinator namespace>.users.ada"`` (``namespace_prefix`` sets the
     ``"users"`` part), the same one ``ZenBrainStore(coordinator)`` uses for the LangGraph
-    namespace ``("users", "ada")``. A run whose context lacks the user id is refused rather
-    than mixed into a shared memory; ``user_key=None`` uses the coordinator's own namespace
-    for everyone.
+    namespace ``("users", "ada")`` (``.`` and ``%`` in a user id are percent-encoded). A run
+    whose context lacks the user id is refused rather than mixed into a shared memory;
+    ``user_key=None`` uses the coordinator's own namespace for everyone.
 
     ``k``, ``layers``, ``min_score`` and ``core`` shape the recall like the retriever's
     fields (matches only; core blocks only when they share a word with the message).
@@ -127,7 +127,9 @@ class ZenBrainMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
                 f"context={{{self.user_key!r}: ...}}, or create the middleware with "
                 "user_key=None to share one memory."
             )
-        name = namespaces.under(self._root, (*self.namespace_prefix, user))
+        # Any user id works (an e-mail address too): "." and "%" are percent-encoded.
+        label = user.replace("%", "%25").replace(".", "%2E")
+        name = namespaces.under(self._root, (*self.namespace_prefix, label))
         view = self._views.get(name)
         if view is None:
             view = self._views[name] = self.coordinator.for_namespace(name)

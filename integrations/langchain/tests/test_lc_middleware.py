@@ -227,6 +227,16 @@ def test_shared_memory_without_a_user_key(memory: MemoryCoordinator) -> None:
     ]
 
 
+def test_any_user_id_works(memory: MemoryCoordinator) -> None:
+    agent = _agent(memory, ["Noted.", "Noted."])
+    agent.invoke(
+        {"messages": [HumanMessage("I play the oboe.")]}, context=UserContext("ada@example.com")
+    )
+    agent.invoke({"messages": [HumanMessage("I play the tuba.")]}, context=UserContext("ada"))
+    view = memory.for_namespace(f"{memory.namespace}.users.ada@example%2Ecom")
+    assert [r.content for r in view.recall("play", min_score=0.01)] == ["I play the oboe."]
+
+
 def test_a_run_without_the_user_id_is_refused(memory: MemoryCoordinator) -> None:
     agent = _agent(memory, ["Noted."])
     with pytest.raises(InvalidInputError, match="user_id"):
