@@ -337,24 +337,17 @@ class ZenBrainStore(BaseStore):
 
     # ------------------------------------------------------------------ namespaces
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        # One query: the namespaces zenbrain holds anything in under the prefix (so a store
+        # namespace that other code wrote memories into is listed too, item or not).
         conditions = list(op.match_conditions or ())
         found = [
             ns
             for ns in self._namespaces_under(_literal_prefix(conditions))
-            if all(_condition_holds(c, ns) for c in conditions) and self._holds_items(ns)
+            if all(_condition_holds(c, ns) for c in conditions)
         ]
         if op.max_depth is not None:
             found = list({ns[: op.max_depth] for ns in found})
         return sorted(found)[op.offset : op.offset + op.limit]
-
-    def _holds_items(self, namespace: tuple[str, ...]) -> bool:
-        view = self.coordinator_for(namespace)
-        # The oldest memory is an item in a namespace only the store writes to (the cheap
-        # check); otherwise ask for an item.
-        oldest = view.find(limit=1)
-        if oldest and oldest[0].metadata.get(ITEM_FIELD) is True:
-            return True
-        return bool(oldest) and bool(view.find({ITEM_FIELD: True}, limit=1))
 
     def __repr__(self) -> str:
         return f"ZenBrainStore({self._memory!r}, layer={self._layer!r})"
