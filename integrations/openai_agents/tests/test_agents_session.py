@@ -14,6 +14,7 @@ from agents.testing import ModelCall, ScriptedModel, assistant_message, function
 from zenbrain_openai_agents import ZenBrainSession, memory_tools
 
 from zenbrain import MemoryCoordinator
+from zenbrain.errors import InvalidInputError
 
 RECALL_NULLS = dict.fromkeys(("layers", "limit", "min_score", "min_confidence", "core"))
 
@@ -115,15 +116,16 @@ async def test_items_and_memories_are_written_in_one_transaction(
     assert [r.content for r in memory.find()] == ["I am vegan."]
 
 
-async def test_a_turn_too_long_to_remember_keeps_the_history_and_writes_no_memory(
+async def test_an_item_too_large_to_keep_is_refused_with_nothing_half_written(
     memory: MemoryCoordinator,
 ) -> None:
     session = ZenBrainSession("long", memory)
     huge = {"role": "user", "content": "I like " + "very " * 250_000 + "long walks."}
     items: list[Any] = [{"role": "user", "content": "I live in Kiel."}, huge]
-    await session.add_items(items)  # SQLiteSession keeps such items too
-    assert await session.get_items() == items
-    assert memory.find() == []  # all or nothing: not even the short turn was remembered
+    with pytest.raises(InvalidInputError, match="1,000,000"):
+        await session.add_items(items)
+    assert await session.get_items() == []  # all or nothing: not even the short turn
+    assert memory.find() == []
 
 
 async def test_the_users_question_is_not_recalled_back_as_a_fact_in_the_same_turn(

@@ -139,9 +139,11 @@ class ZenBrainSession:
         """Append ``items`` to the history, in order, in one transaction that also stores
         the user turns worth remembering in long-term memory.
 
-        Should zenbrain refuse to remember a turn (say, one over 1,000,000 characters), the
-        items are still added, without the long-term side effect, and a warning is logged:
-        a memory never costs the conversation its history, and nothing is half written.
+        Should zenbrain refuse to remember a turn, the items are still added, without the
+        long-term side effect, and a warning is logged: a memory never costs the
+        conversation its history, and nothing is half written. An item over 1,000,000
+        characters as JSON is refused as a whole (:class:`InvalidInputError`, nothing of the
+        call written).
         """
         if not items:
             return
