@@ -45,6 +45,7 @@ from typing import Final, NamedTuple
 
 from zenbrain.algorithms.text_folding import tokenize
 from zenbrain.errors import InvalidInputError
+from zenbrain.text import words as folded_words
 
 __all__ = [
     "AROUSAL_WORDS",
@@ -204,7 +205,10 @@ NEUTRAL_TAG: Final = EmotionalTag(0.0, BASE_AROUSAL, 0.5, 0.0)
 
 def tag_emotion(text: str) -> EmotionalTag:
     """Score the affect of ``text`` (English or German); see the module docstring."""
-    words = tokenize(text, _MIN_WORD_LENGTH)
+    if not isinstance(text, str):
+        raise InvalidInputError(f"text must be a str, got {type(text).__name__}")
+    # Runs on every store: fold the text once (tokenize() folds it twice).
+    words = [word for word in folded_words(text) if len(word) >= _MIN_WORD_LENGTH]
     pos_sum = neg_sum = arousal_sum = 0.0
     affect_hits = arousal_hits = 0
     significance_values: list[float] = []
@@ -232,7 +236,8 @@ def tag_emotion(text: str) -> EmotionalTag:
     if questions:
         arousal_sum += min(questions * _QUESTION_STEP, _QUESTION_CAP)
         arousal_hits += 1
-    shouted = sum(1 for word in _CAPS_WORD.findall(text) if word.isupper())
+    # A text without an upper-case letter has no shouted word: skip the scan.
+    shouted = 0 if text.islower() else sum(1 for w in _CAPS_WORD.findall(text) if w.isupper())
     if shouted:
         arousal_sum += min(shouted * _CAPS_STEP, _CAPS_CAP)
         arousal_hits += 1

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 from zenbrain.text import fold
@@ -41,6 +42,10 @@ _SENTENCE_BREAK = re.compile(r"(?<=[.!?…:;])\s+|\n+|[\"“”„«»()\[\]]")
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
 _KEY_WORD = re.compile(r"[^\W_]+")
 _POSSESSIVE = re.compile(r"['’]s?$")
+
+
+# Words repeat across texts (names, titles, particles): fold each spelling once.
+_fold_word = lru_cache(maxsize=65536)(fold)
 
 
 def _split(words: str) -> list[str]:
@@ -126,6 +131,7 @@ def _looks_german(text: str) -> bool:
     return german > english
 
 
+@lru_cache(maxsize=65536)
 def _clean(word: str) -> str:
     return _POSSESSIVE.sub("", word).strip("-'’")
 
@@ -133,40 +139,44 @@ def _clean(word: str) -> str:
 def _runs(sentence: str) -> list[tuple[list[str], int, str | None]]:
     """Capitalised runs of ``sentence``: (words, index of first word, word before it)."""
     matches = list(_WORD.finditer(sentence))
+    words = [m.group(0) for m in matches]
+    capitalised = [w[0].isupper() for w in words]
     runs: list[tuple[list[str], int, str | None]] = []
+    if not any(capitalised):
+        return runs
+    starts = [m.start() for m in matches]
+    ends = [m.end() for m in matches]
+
+    def joined(left: int) -> bool:
+        """Only blanks between word ``left`` and the next one."""
+        return not sentence[ends[left] : starts[left + 1]].strip()
+
+    count = len(words)
     i = 0
-    while i < len(matches):
-        word = matches[i].group(0)
-        if not _is_capitalised(word):
+    while i < count:
+        if not capitalised[i]:
             i += 1
             continue
         start = i
-        run = [word]
+        run = [words[i]]
         j = i + 1
-        while j < len(matches):
-            gap = sentence[matches[j - 1].end() : matches[j].start()]
-            if gap.strip():  # punctuation ends a run
+        while j < count:
+            if not joined(j - 1):  # punctuation ends a run
                 break
-            candidate = matches[j].group(0)
-            if _is_capitalised(candidate):
-                run.append(candidate)
+            if capitalised[j]:
+                run.append(words[j])
                 j += 1
                 continue
             # Particles ("von der") join the run only when a capitalised word follows them.
             k = j
-            while (
-                k < len(matches)
-                and matches[k].group(0).lower() in _PARTICLES
-                and k + 1 < len(matches)
-                and not sentence[matches[k].end() : matches[k + 1].start()].strip()
-            ):
+            while k + 1 < count and words[k].lower() in _PARTICLES and joined(k):
                 k += 1
-            if k > j and _is_capitalised(matches[k].group(0)):
-                run.extend(m.group(0) for m in matches[j : k + 1])
+            if k > j and capitalised[k]:
+                run.extend(words[j : k + 1])
                 j = k + 1
                 continue
             break
-        previous = matches[start - 1].group(0) if start > 0 else None
+        previous = words[start - 1] if start > 0 else None
         runs.append((run, start, previous))
         i = j
     return runs
@@ -175,23 +185,23 @@ def _runs(sentence: str) -> list[tuple[list[str], int, str | None]]:
 def _trim(words: list[str]) -> list[str]:
     cleaned = [_clean(w) for w in words]
     while cleaned and (
-        fold(cleaned[0]) in _NOT_NAMES
-        or fold(cleaned[0]) in _TITLES
+        _fold_word(cleaned[0]) in _NOT_NAMES
+        or _fold_word(cleaned[0]) in _TITLES
         or cleaned[0].lower() in _PARTICLES
     ):
         cleaned.pop(0)
-    while cleaned and (fold(cleaned[-1]) in _NOT_NAMES or cleaned[-1].lower() in _PARTICLES):
+    while cleaned and (_fold_word(cleaned[-1]) in _NOT_NAMES or cleaned[-1].lower() in _PARTICLES):
         cleaned.pop()
     return [w for w in cleaned if w]
 
 
 def _german_noun(word: str, previous: str | None) -> bool:
-    folded = fold(word)
+    folded = _fold_word(word)
     if folded.endswith(_GERMAN_NOUN_SUFFIXES):
         return True
     if previous is None:
         return False
-    before = fold(previous)
+    before = _fold_word(previous)
     if before in _GERMAN_DETERMINERS:
         return True
     return (
@@ -204,7 +214,8 @@ def _german_noun(word: str, previous: str | None) -> bool:
 
 def extract_entities(text: str) -> list[Entity]:
     """Entity names in ``text``, first occurrence first, one per key."""
-    german = _looks_german(text)
+    if text.islower():  # no upper-case letter anywhere: no capitalised run
+        return []
     sentences = [s for s in _SENTENCE_BREAK.split(text) if s and s.strip()]
     candidates: list[tuple[list[str], bool, str | None]] = []
     inner_words: set[str] = set()
@@ -213,12 +224,15 @@ def extract_entities(text: str) -> list[Entity]:
             opening = start == 0
             candidates.append((run, opening, previous))
             if not opening:
-                inner_words.update(fold(_clean(w)) for w in run)
+                inner_words.update(_fold_word(_clean(w)) for w in run)
+    if not candidates:
+        return []
+    german = _looks_german(text)
     found: dict[str, Entity] = {}
     for run, opening, previous in candidates:
-        if german and len(run) > 1 and fold(run[0]) in _GERMAN_DETERMINERS:
+        if german and len(run) > 1 and _fold_word(run[0]) in _GERMAN_DETERMINERS:
             previous, run, opening = run[0], run[1:], False
-        if german and previous is not None and fold(previous) in _GERMAN_DETERMINERS:
+        if german and previous is not None and _fold_word(previous) in _GERMAN_DETERMINERS:
             # "der Hund von Herrn Müller": a noun after an article, then the name.
             particles = [i for i, w in enumerate(run) if w.lower() in _PARTICLES]
             if particles:
@@ -230,9 +244,11 @@ def extract_entities(text: str) -> list[Entity]:
             word = words[0]
             if len(word) < 2:
                 continue
-            position = next(i for i, w in enumerate(run) if fold(_clean(w)) == fold(word))
+            position = next(
+                i for i, w in enumerate(run) if _fold_word(_clean(w)) == _fold_word(word)
+            )
             before = _clean(run[position - 1]) if position > 0 else previous
-            if opening and position == 0 and fold(word) not in inner_words:
+            if opening and position == 0 and _fold_word(word) not in inner_words:
                 continue
             if german and _german_noun(word, before):
                 continue
