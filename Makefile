@@ -45,7 +45,7 @@ check: test
 bench: $(VENV)/.all  ## rewrites docs/benchmarks.md (LoCoMo needs ../shared/data or $$ZENBRAIN_LOCOMO)
 	$(BIN)/python benchmarks/locomo.py --write-docs
 	$(BIN)/python benchmarks/locomo_stages.py --hybrid --write-docs
-	$(BIN)/python benchmarks/scale.py --write-docs
+	$(BIN)/python -m benchmarks.scale --write-docs
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

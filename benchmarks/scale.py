@@ -2,7 +2,7 @@
 for zenbrain on SQLite and PostgreSQL and, in the same run on the same texts and vectors,
 for LangGraph's InMemoryStore, LlamaIndex's VectorMemoryBlock and a plain numpy dot product.
 
-    python benchmarks/scale.py [--sizes 1000,10000,100000] [--backends sqlite,postgres]
+    python -m benchmarks.scale [--sizes 1000,10000,100000] [--backends sqlite,postgres]
                                [--peers langgraph,llamaindex,numpy] [--write-docs]
 
 Progress goes to stderr, the markdown to stdout. ``--write-docs`` replaces the
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import platform
 import sqlite3
@@ -24,21 +23,20 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):
-    # Run as a script: the sibling scale_* modules sit next to this file.
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 import numpy as np
-from scale_corpus import make_corpus
-from scale_profile import PathProfile, ProfileEntry, ProfileReport, profile_coordinator
-from scale_systems import (
-    Measurement,
+from tqdm import tqdm
+
+from benchmarks.scale_corpus import make_corpus
+from benchmarks.scale_profile import profile_coordinator
+from benchmarks.scale_report import markdown_section, write_docs
+from benchmarks.scale_results import ScaleRun, load_results, save_results
+from benchmarks.scale_systems import (
     RunSettings,
     measure_langgraph,
     measure_llamaindex,
@@ -46,7 +44,6 @@ from scale_systems import (
     measure_zenbrain,
     postgres_facts,
 )
-from tqdm import tqdm
 
 __all__ = [
     "DEFAULT_SIZES",
@@ -65,19 +62,6 @@ PEER_MAX_SIZE = 100_000  # the in-memory peers keep Python lists of floats: ~1.3
 PROFILE_SIZE = 100_000
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-
-
-@dataclass
-class ScaleRun:
-    """Everything one run measured, plus the facts needed to read it."""
-
-    command: str
-    started: str
-    seconds: float
-    machine: dict[str, str]
-    settings: dict[str, Any]
-    measurements: list[Measurement] = field(default_factory=list)
-    profile: ProfileReport | None = None
 
 
 def machine_facts() -> dict[str, str]:
@@ -249,52 +233,6 @@ def run_benchmark(
     return run
 
 
-# --------------------------------------------------------------------------- results file
-def save_results(run: ScaleRun, path: Path) -> None:
-    data = {
-        "command": run.command,
-        "started": run.started,
-        "seconds": run.seconds,
-        "machine": run.machine,
-        "settings": run.settings,
-        "measurements": [m.to_json() for m in run.measurements],
-        "profile": asdict(run.profile) if run.profile else None,
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-
-
-def load_results(path: Path) -> ScaleRun:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    profile = None
-    if data.get("profile"):
-        raw = data["profile"]
-        profile = ProfileReport(
-            size=raw["size"],
-            paths=[
-                PathProfile(
-                    name=p["name"],
-                    operations=p["operations"],
-                    mean_ms=p["mean_ms"],
-                    entries=[ProfileEntry(**e) for e in p["entries"]],
-                    zenbrain_entries=[ProfileEntry(**e) for e in p.get("zenbrain_entries", [])],
-                )
-                for p in raw["paths"]
-            ],
-            blas_default_p50_ms=raw.get("blas_default_p50_ms"),
-            blas_single_p50_ms=raw.get("blas_single_p50_ms"),
-        )
-    return ScaleRun(
-        command=data["command"],
-        started=data["started"],
-        seconds=data["seconds"],
-        machine=data["machine"],
-        settings=data["settings"],
-        measurements=[Measurement.from_json(m) for m in data["measurements"]],
-        profile=profile,
-    )
-
-
 # --------------------------------------------------------------------------- command line
 def _int_list(text: str) -> list[int]:
     try:
@@ -396,13 +334,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             ),
             blas_threads=args.blas_threads or None,
             seed=args.seed,
-            command=f"python benchmarks/scale.py {shown}".strip(),
+            command=f"python -m benchmarks.scale {shown}".strip(),
         )
         if results is not None:
             save_results(run, results)
             print(f"raw results in {results}", file=sys.stderr)
-    from scale_report import markdown_section, write_docs
-
     if args.write_docs:
         write_docs(run, args.docs, args.plot)
         print(f"wrote {args.docs} and {args.plot}", file=sys.stderr)

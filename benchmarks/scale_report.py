@@ -10,14 +10,11 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from docs_sections import replace_section as replace_docs_section
-from scale_profile import ProfileEntry
-from scale_systems import Measurement
-
-if TYPE_CHECKING:
-    from scale import ScaleRun
+from benchmarks.docs_sections import replace_section as replace_docs_section
+from benchmarks.scale_profile import ProfileEntry
+from benchmarks.scale_results import ScaleRun
+from benchmarks.scale_systems import Measurement
 
 __all__ = [
     "SECTION_HEADING",
@@ -501,7 +498,7 @@ def markdown_section(run: ScaleRun, plot_name: str = "scale.png") -> str:
         "",
         f"Produced by `{run.command}` on {run.started}; the run took "
         f"{run.seconds / 60:.1f} minutes. Raw numbers: `docs/scale-results.json`; "
-        "rebuild this section from them with `python benchmarks/scale.py --from-results "
+        "rebuild this section from them with `python -m benchmarks.scale --from-results "
         "docs/scale-results.json --write-docs`.",
         "",
         "### What was measured",

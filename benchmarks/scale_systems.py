@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scale_corpus import Corpus, LookupEmbedder
 from tqdm import tqdm
 
+from benchmarks.scale_corpus import Corpus, LookupEmbedder
 from zenbrain import MemoryCoordinator
 
 __all__ = [

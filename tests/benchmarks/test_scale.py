@@ -4,18 +4,14 @@ measures what it says it measures and writes only its own docs section."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-sys.path.insert(0, str(BENCHMARKS))
-
-import scale  # noqa: E402
-from scale_corpus import FUNCTION_WORDS, LookupEmbedder, make_corpus  # noqa: E402
-from scale_report import (  # noqa: E402
+from benchmarks import scale
+from benchmarks.scale_corpus import FUNCTION_WORDS, LookupEmbedder, make_corpus
+from benchmarks.scale_report import (
     SECTION_HEADING,
     check_targets,
     growth_exponent,
@@ -23,22 +19,22 @@ from scale_report import (  # noqa: E402
     replace_section,
     write_docs,
 )
-from scale_systems import (  # noqa: E402
+from benchmarks.scale_results import ScaleRun, load_results, save_results
+from benchmarks.scale_systems import (
     Latencies,
     Measurement,
     RunSettings,
     measure_llamaindex,
     measure_zenbrain,
 )
-
-from zenbrain.providers.base import EmbeddingProvider  # noqa: E402
-from zenbrain.text import tokenize  # noqa: E402
+from zenbrain.providers.base import EmbeddingProvider
+from zenbrain.text import tokenize
 
 TINY = RunSettings(batch_size=64, single_stores=8, queries=12, warmup=2, progress=False)
 
 
 @pytest.fixture(scope="module")
-def tiny_run() -> scale.ScaleRun:
+def tiny_run() -> ScaleRun:
     return scale.run_benchmark(
         sizes=[200],
         backends=["sqlite"],
@@ -46,11 +42,11 @@ def tiny_run() -> scale.ScaleRun:
         floor_sizes=[],
         profile_size=200,
         settings=TINY,
-        command="python benchmarks/scale.py --sizes 200 (test)",
+        command="python -m benchmarks.scale --sizes 200 (test)",
     )
 
 
-def _one(run: scale.ScaleRun, system: str, mode: str) -> Measurement:
+def _one(run: ScaleRun, system: str, mode: str) -> Measurement:
     found = [m for m in run.measurements if m.system == system and m.mode == mode]
     assert len(found) == 1, [m.label for m in run.measurements]
     return found[0]
@@ -106,7 +102,7 @@ def test_lookup_embedder_returns_an_empty_matrix_for_no_texts() -> None:
 
 
 # --------------------------------------------------------------------------- a tiny run
-def test_tiny_run_measures_every_system(tiny_run: scale.ScaleRun) -> None:
+def test_tiny_run_measures_every_system(tiny_run: ScaleRun) -> None:
     lexical = _one(tiny_run, "zenbrain", "lexical")
     hybrid = _one(tiny_run, "zenbrain", "hybrid")
     langgraph = _one(tiny_run, "langgraph", "vector")
@@ -131,7 +127,7 @@ def test_tiny_run_measures_every_system(tiny_run: scale.ScaleRun) -> None:
     assert floor.batch_rate is None
 
 
-def test_tiny_run_profiles_store_and_recall(tiny_run: scale.ScaleRun) -> None:
+def test_tiny_run_profiles_store_and_recall(tiny_run: ScaleRun) -> None:
     profile = tiny_run.profile
     assert profile is not None and profile.size == 200
     names = [p.name for p in profile.paths]
@@ -173,15 +169,15 @@ def test_zenbrain_rejects_an_unknown_back_end() -> None:
 
 
 # --------------------------------------------------------------------------- report
-def test_results_round_trip(tiny_run: scale.ScaleRun, tmp_path: Path) -> None:
+def test_results_round_trip(tiny_run: ScaleRun, tmp_path: Path) -> None:
     path = tmp_path / "results.json"
-    scale.save_results(tiny_run, path)
-    loaded = scale.load_results(path)
+    save_results(tiny_run, path)
+    loaded = load_results(path)
     assert markdown_section(loaded) == markdown_section(tiny_run)
     assert loaded.measurements[0].recall.samples == tiny_run.measurements[0].recall.samples
 
 
-def test_write_docs_replaces_only_its_section(tiny_run: scale.ScaleRun, tmp_path: Path) -> None:
+def test_write_docs_replaces_only_its_section(tiny_run: ScaleRun, tmp_path: Path) -> None:
     docs = tmp_path / "benchmarks.md"
     before = "# Benchmarks\n\n## LoCoMo retrieval\n\nrecall table\n\n"
     after = "## Later section\n\n```\n## not a heading inside a fence\n```\nend\n"
@@ -213,7 +209,7 @@ def _measurement(backend: str, mode: str, size: int, p50_ms: float) -> Measureme
 
 
 def test_targets_say_by_how_much_they_are_missed() -> None:
-    run = scale.ScaleRun(command="x", started="now", seconds=1.0, machine={}, settings={})
+    run = ScaleRun(command="x", started="now", seconds=1.0, machine={}, settings={})
     run.measurements = [
         _measurement("sqlite", "lexical", 10_000, 5.0),
         _measurement("sqlite", "lexical", 100_000, 30.0),
@@ -251,10 +247,10 @@ def test_command_line_rejects_bad_sizes_and_names() -> None:
 
 
 def test_command_line_rebuilds_docs_from_results(
-    tiny_run: scale.ScaleRun, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tiny_run: ScaleRun, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     results = tmp_path / "r.json"
-    scale.save_results(tiny_run, results)
+    save_results(tiny_run, results)
     docs = tmp_path / "docs" / "benchmarks.md"
     code = scale.main(
         [

@@ -1,0 +1,1 @@
+"""Benchmarks of zenbrain against its peers, run as ``python -m benchmarks.<name>``."""
