@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import multiprocessing
 import os
 import platform
 import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from importlib import metadata
@@ -33,10 +34,20 @@ import numpy as np
 from tqdm import tqdm
 
 from benchmarks.scale_corpus import make_corpus
+from benchmarks.scale_locomo import make_locomo_corpus
+from benchmarks.scale_peers import (
+    available,
+    measure_bm25s,
+    measure_chroma,
+    measure_fts5,
+    measure_mem0,
+)
+from benchmarks.scale_probe import peak_rss_bytes
 from benchmarks.scale_profile import profile_coordinator
 from benchmarks.scale_report import markdown_section, write_docs
 from benchmarks.scale_results import ScaleRun, load_results, save_results
 from benchmarks.scale_systems import (
+    Measurement,
     RunSettings,
     measure_langgraph,
     measure_llamaindex,
@@ -56,9 +67,13 @@ __all__ = [
 
 DEFAULT_SIZES = (1_000, 10_000, 100_000)
 DEFAULT_BACKENDS = ("sqlite", "postgres")
-DEFAULT_PEERS = ("langgraph", "llamaindex", "numpy")
+DEFAULT_PEERS = ("fts5", "bm25s", "numpy", "chroma", "langgraph", "llamaindex", "mem0")
+CORPORA = ("synthetic", "locomo")
 DEFAULT_FLOOR_SIZES = (1_000_000,)
 PEER_MAX_SIZE = 100_000  # the in-memory peers keep Python lists of floats: ~1.3 GB per 100k
+# mem0 adds one memory per call (~20/s here): larger loads would take hours.
+PEER_MAX_SIZES = {"mem0": 2_000}
+_FLOORS = ("numpy", "fts5", "bm25s")  # cheap: no size cap
 PROFILE_SIZE = 100_000
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -139,6 +154,57 @@ def _postgres(wanted: bool) -> Iterator[str | None]:
         yield url
 
 
+_Work = Callable[[], tuple[Measurement, Any]]
+
+
+def _rss_now() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def _reset_peak_rss() -> None:
+    """Make ``VmHWM`` start again from the current RSS (Linux 4.0+)."""
+    with contextlib.suppress(OSError):
+        Path("/proc/self/clear_refs").write_text("5")
+
+
+def _in_process(work: _Work, label: str) -> tuple[Measurement, Any] | None:
+    return work()
+
+
+def _in_child(work: _Work, label: str) -> tuple[Measurement, Any] | None:
+    """Run ``work`` in a forked child; its measurement comes back with the peak RSS the
+    child added on top of what it inherited (the corpus)."""
+    context = multiprocessing.get_context("fork")
+    reader, writer = context.Pipe(duplex=False)
+
+    def child() -> None:
+        _reset_peak_rss()
+        before = _rss_now()
+        try:
+            measurement, extra = work()
+            measurement.rss_growth_bytes = max(0, peak_rss_bytes() - before)
+            writer.send(("ok", (measurement, extra)))
+        except BaseException as exc:
+            writer.send(("error", f"{type(exc).__name__}: {exc}"))
+            raise
+
+    process = context.Process(target=child, name=label)
+    process.start()
+    writer.close()
+    try:
+        status, payload = reader.recv()
+    except EOFError:
+        status, payload = "error", f"the child process died (exit code {process.exitcode})"
+    process.join()
+    if status != "ok":
+        print(f"{label}: {payload}", file=sys.stderr)
+        return None
+    return payload  # type: ignore[no-any-return]
+
+
 def run_benchmark(
     sizes: Sequence[int] = DEFAULT_SIZES,
     backends: Sequence[str] = DEFAULT_BACKENDS,
@@ -151,8 +217,12 @@ def run_benchmark(
     blas_threads: int | None = 1,
     seed: int = 7,
     command: str = "",
+    corpus_kind: str = "synthetic",
+    isolate: bool = True,
 ) -> ScaleRun:
-    """Measure every (system, size) pair; see the module docstring."""
+    """Measure every (system, size) pair; see the module docstring. With ``isolate`` each
+    measurement runs in a forked child, so one system's memory never weighs on the next and
+    its peak RSS growth can be read."""
     settings = settings or RunSettings()
     sizes = sorted(set(sizes))
     floor_only = sorted(set(floor_sizes) - set(sizes)) if "numpy" in peers else []
@@ -161,7 +231,10 @@ def run_benchmark(
     single_extra = settings.single_stores + settings.warmup
     largest = max([*sizes, *floor_only])
     print(f"generating {largest:,} memories and their vectors", file=sys.stderr)
-    corpus = make_corpus(
+    if corpus_kind not in CORPORA:
+        raise ValueError(f"unknown corpus {corpus_kind!r}; choose from {', '.join(CORPORA)}")
+    make = make_locomo_corpus if corpus_kind == "locomo" else make_corpus
+    corpus = make(
         largest,
         settings.queries + settings.warmup + 60,
         extra=single_extra + profile_extra,
@@ -180,6 +253,8 @@ def run_benchmark(
             "floor_only_sizes": floor_only,
             "peer_max_size": peer_max_size,
             "seed": seed,
+            "corpus": corpus_kind,
+            "peer_max_sizes": {p: PEER_MAX_SIZES[p] for p in peers if p in PEER_MAX_SIZES},
             "dimension": corpus.projection.dimension,
             "mean_memory_chars": float(np.mean([len(t) for t in corpus.memories[:10_000]])),
             "mean_query_chars": float(np.mean([len(t) for t in corpus.queries])),
@@ -200,33 +275,64 @@ def run_benchmark(
         run.machine["blas"] = blas
         if server is not None:
             run.machine.update(postgres_facts(server))
+        missing = {peer: why for peer in peers if (why := available(peer)) is not None}
+        run.settings["skipped_peers"] = missing
+        for why in missing.values():
+            print(why, file=sys.stderr)
         plan: list[tuple[str, int]] = []
         for size in sizes:
             plan += [(f"zenbrain-{backend}", size) for backend in backends]
-            plan += [(peer, size) for peer in peers if size <= peer_max_size or peer == "numpy"]
+            plan += [
+                (peer, size)
+                for peer in peers
+                if peer not in missing
+                and (peer in _FLOORS or size <= PEER_MAX_SIZES.get(peer, peer_max_size))
+            ]
         plan += [("numpy", size) for size in floor_only]
+        measures = {
+            "numpy": measure_numpy,
+            "langgraph": measure_langgraph,
+            "llamaindex": measure_llamaindex,
+            "fts5": measure_fts5,
+            "bm25s": measure_bm25s,
+            "chroma": measure_chroma,
+            "mem0": measure_mem0,
+        }
+        run_one = _in_child if isolate else _in_process
         for name, size in tqdm(plan, desc="scale benchmark", unit="step"):
             if name.startswith("zenbrain-"):
                 backend = name.removeprefix("zenbrain-")
                 for hybrid in (False, True):
                     hook = profile_hook_for(size) if hybrid and backend == "sqlite" else None
-                    run.measurements.append(
-                        measure_zenbrain(
-                            corpus,
-                            size,
-                            backend=backend,
-                            hybrid=hybrid,
-                            settings=settings,
-                            server_url=server,
-                            profile_hook=hook,
-                        )
+                    measured = run_one(
+                        lambda backend=backend, hybrid=hybrid, hook=hook, size=size: (
+                            measure_zenbrain(
+                                corpus,
+                                size,
+                                backend=backend,
+                                hybrid=hybrid,
+                                settings=settings,
+                                server_url=server,
+                                profile_hook=hook,
+                            ),
+                            run.profile,
+                        ),
+                        f"zenbrain {backend} {size:,}",
                     )
-            elif name == "numpy":
-                run.measurements.append(measure_numpy(corpus, size, settings=settings))
-            elif name == "langgraph":
-                run.measurements.append(measure_langgraph(corpus, size, settings=settings))
-            elif name == "llamaindex":
-                run.measurements.append(measure_llamaindex(corpus, size, settings=settings))
+                    if measured is not None:
+                        run.measurements.append(measured[0])
+                        run.profile = measured[1] or run.profile
+            elif name in measures:
+                measure = measures[name]
+                measured = run_one(
+                    lambda measure=measure, size=size: (
+                        measure(corpus, size, settings=settings),
+                        None,
+                    ),
+                    f"{name} {size:,}",
+                )
+                if measured is not None:
+                    run.measurements.append(measured[0])
             else:
                 raise ValueError(f"unknown system {name!r}")
     run.seconds = time.perf_counter() - started
@@ -295,9 +401,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="threads for numpy's BLAS during the run (0: library default)",
     )
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--corpus",
+        choices=CORPORA,
+        default="synthetic",
+        help="synthetic Zipf sentences, or LoCoMo turns with seeded variations",
+    )
+    parser.add_argument(
+        "--no-isolate",
+        action="store_true",
+        help="measure in this process instead of one forked child per measurement",
+    )
     parser.add_argument("--write-docs", action="store_true")
     parser.add_argument("--docs", type=Path, default=DOCS / "benchmarks.md")
-    parser.add_argument("--plot", type=Path, default=DOCS / "scale.png")
+    parser.add_argument(
+        "--plot", type=Path, help="default: docs/scale.png, or docs/scale-locomo.png for LoCoMo"
+    )
     parser.add_argument(
         "--results",
         type=Path,
@@ -313,7 +432,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    results = args.results or (DOCS / "scale-results.json" if args.write_docs else None)
+    stem = "scale-locomo" if args.corpus == "locomo" else "scale"
+    results = args.results or (DOCS / f"{stem}-results.json" if args.write_docs else None)
+    args.plot = args.plot or DOCS / f"{stem}.png"
     if args.from_results is not None:
         run = load_results(args.from_results)
     else:
@@ -334,6 +455,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             ),
             blas_threads=args.blas_threads or None,
             seed=args.seed,
+            corpus_kind=args.corpus,
+            isolate=not args.no_isolate,
             command=f"python -m benchmarks.scale {shown}".strip(),
         )
         if results is not None:
