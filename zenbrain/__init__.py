@@ -16,6 +16,7 @@ from zenbrain.errors import (
     ProviderError,
     SchemaVersionError,
     StorageError,
+    StoreNotFoundError,
     UnknownLayerError,
     ZenbrainError,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "ReviewItem",
     "SchemaVersionError",
     "StorageError",
+    "StoreNotFoundError",
     "Summarizer",
     "UnknownLayerError",
     "ZenbrainError",

@@ -14,11 +14,12 @@ from typing import Any
 
 from zenbrain.coordinator import MemoryCoordinator
 from zenbrain.errors import ZenbrainError
+from zenbrain.types import RECALLABLE_LAYERS, STORABLE_LAYERS
 
 __all__ = ["main"]
 
-_STORE_LAYERS = ["auto", "episodic", "semantic", "procedural", "core", "working"]
-_RECALL_LAYERS = ["working", "episodic", "semantic", "procedural", "core"]
+_STORE_LAYERS = ["auto", *STORABLE_LAYERS]
+_RECALL_LAYERS = list(RECALLABLE_LAYERS)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -14,13 +14,19 @@ from typing import Any, Literal, ParamSpec, TypeVar
 import numpy as np
 from sqlalchemy import Connection, Row, and_, delete, func, select, update
 
-from zenbrain import _validate as check
-from zenbrain.algorithms.emotional import emotional_weight as estimate_emotional_weight
+from zenbrain import _validation as check
 from zenbrain.errors import EmbeddingMismatchError, InvalidInputError, ProviderError
-from zenbrain.layers import review as fsrs_review
-from zenbrain.layers.core_blocks import core_score, derive_label, validate_label
+from zenbrain.layers import semantic as fsrs_review
+from zenbrain.layers.core import core_score, derive_label, validate_label
+from zenbrain.layers.episodic import (
+    CONSOLIDATION_BATCH,
+    CONSOLIDATION_WEIGHT,
+    estimate_emotional_weight,
+)
 from zenbrain.layers.procedural import render_procedure, success_weighted, update_success_rate
 from zenbrain.layers.routing import extract_steps, route
+from zenbrain.layers.semantic import DEFAULT_FACT_CONFIDENCE
+from zenbrain.layers.short_term import SHORT_TERM_WINDOW
 from zenbrain.layers.working import WorkingMemory
 from zenbrain.providers.base import EmbeddingProvider, Summarizer
 from zenbrain.ranking import candidate_terms, fuse, idf, lexical_score, semantic_score
@@ -46,6 +52,7 @@ from zenbrain.storage.timestamps import from_db as _from_db
 from zenbrain.storage.timestamps import to_db as _to_db
 from zenbrain.text import content_tokens, tokenize
 from zenbrain.types import (
+    DEFAULT_RECALL_LAYERS,
     ConsolidationReport,
     CoreBlock,
     ForgetResult,
@@ -54,23 +61,19 @@ from zenbrain.types import (
     RecallResult,
     ReviewItem,
 )
+from zenbrain.types import FORGETTABLE_LAYERS as _FORGETTABLE
+from zenbrain.types import RECALLABLE_LAYERS as _RECALLABLE
+from zenbrain.types import SEARCHED_LAYERS as _SEARCHED
+from zenbrain.types import STORABLE_LAYERS as _STORABLE
 
 __all__ = ["DEFAULT_CONTEXTS", "MemoryCoordinator"]
 
 log = logging.getLogger("zenbrain")
 
 DEFAULT_CONTEXTS = ("personal", "work", "learning", "creative")
-SHORT_TERM_WINDOW = 50
-CONSOLIDATION_BATCH = 100
-CONSOLIDATION_WEIGHT = 0.5
-DEFAULT_FACT_CONFIDENCE = 0.7
 CANDIDATES_PER_RESULT = 5
 MIN_CANDIDATES = 50
 
-_STORABLE = ("episodic", "semantic", "procedural", "core", "working")
-_RECALLABLE = ("working", "episodic", "semantic", "procedural", "core")
-_FORGETTABLE = ("working", "episodic", "semantic", "procedural", "core")
-_SEARCHED = ("episodic", "semantic", "procedural")
 # Unrelated sentences: their mean pairwise similarity is the embedder's "no relation" floor.
 _CALIBRATION = (
     "The invoice is due at the end of the month.",
@@ -665,7 +668,7 @@ class MemoryCoordinator:
         """
         text = check.check_content(query, "query")
         if layers is None:
-            wanted: list[str] = ["episodic", "semantic", "procedural", "core"]
+            wanted: list[str] = list(DEFAULT_RECALL_LAYERS)
         else:
             if isinstance(layers, str) or not isinstance(layers, Sequence) or not layers:
                 raise InvalidInputError(

@@ -8,6 +8,7 @@ them. Messages say what was expected, what came, and how to fix it::
     │   └── UnknownLayerError                     a layer name that is not one of the seven
     ├── StorageError                              the database could not be used
     │   ├── DatabaseNotWritableError              the path cannot be created or written
+    │   ├── StoreNotFoundError                    no store at the path a read was asked of
     │   └── SchemaVersionError                    the file was written by a newer zenbrain
     ├── EmbeddingMismatchError                    store and embedder disagree on model/dimension
     ├── ProviderError                             an embedding provider or summariser failed
@@ -24,6 +25,7 @@ __all__ = [
     "ProviderError",
     "SchemaVersionError",
     "StorageError",
+    "StoreNotFoundError",
     "UnknownLayerError",
     "ZenbrainError",
 ]
@@ -47,6 +49,10 @@ class StorageError(ZenbrainError):
 
 class DatabaseNotWritableError(StorageError):
     """The database path cannot be created or written."""
+
+
+class StoreNotFoundError(StorageError):
+    """No zenbrain store at the path given to a command that only reads (nothing was created)."""
 
 
 class SchemaVersionError(StorageError):

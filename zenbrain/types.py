@@ -6,11 +6,15 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 __all__ = [
     "ALL_LAYERS",
     "DEFAULT_RECALL_LAYERS",
+    "FORGETTABLE_LAYERS",
+    "RECALLABLE_LAYERS",
+    "SEARCHED_LAYERS",
+    "STORABLE_LAYERS",
     "ConsolidationReport",
     "CoreBlock",
     "ForgetResult",
@@ -24,16 +28,17 @@ __all__ = [
 Layer = Literal[
     "working", "short_term", "episodic", "semantic", "procedural", "core", "cross_context"
 ]
-ALL_LAYERS: tuple[Layer, ...] = (
-    "working",
-    "short_term",
-    "episodic",
-    "semantic",
-    "procedural",
-    "core",
-    "cross_context",
-)
-DEFAULT_RECALL_LAYERS: tuple[Layer, ...] = ("episodic", "semantic", "procedural", "core")
+# The one list of layer names and the groups the public methods accept; every other module
+# takes its layer names from here.
+ALL_LAYERS: tuple[Layer, ...] = get_args(Layer)
+# Layers whose memories are searched by text and vector and followed by the stages.
+SEARCHED_LAYERS: tuple[Layer, ...] = ("episodic", "semantic", "procedural")
+DEFAULT_RECALL_LAYERS: tuple[Layer, ...] = (*SEARCHED_LAYERS, "core")
+# ``store(layer=...)``: the short-term layer is written by ``add_interaction`` and the
+# cross-context layer by its stage, never directly.
+STORABLE_LAYERS: tuple[Layer, ...] = (*DEFAULT_RECALL_LAYERS, "working")
+RECALLABLE_LAYERS: tuple[Layer, ...] = ("working", *DEFAULT_RECALL_LAYERS)
+FORGETTABLE_LAYERS: tuple[Layer, ...] = RECALLABLE_LAYERS
 
 
 def _jsonable(value: Any) -> Any:

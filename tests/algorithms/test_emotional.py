@@ -17,8 +17,8 @@ from zenbrain.algorithms.emotional import (
     is_emotionally_significant,
     tag_emotion,
 )
-from zenbrain.algorithms.text_folding import fold_text, tokenize
 from zenbrain.errors import InvalidInputError
+from zenbrain.text import fold, words
 
 
 def test_lexicons_are_at_least_as_large_as_the_originals() -> None:
@@ -33,7 +33,7 @@ def test_lexicons_are_at_least_as_large_as_the_originals() -> None:
 )
 def test_lexicon_entries_are_folded_and_in_range(lexicon: dict[str, float]) -> None:
     for word, intensity in lexicon.items():
-        assert fold_text(word) == word, word
+        assert fold(word) == word, word
         assert 0.0 < intensity <= 1.0, word
 
 
@@ -127,9 +127,9 @@ def test_non_string_input_is_rejected() -> None:
         tag_emotion(42)  # type: ignore[arg-type]
 
 
-def test_tokenizer_folds_umlauts_and_accents() -> None:
-    assert tokenize("Kieler Förde, café — GRÜẞE!") == ["kieler", "foerde", "cafe", "gruesse"]
-    assert tokenize("a bc", min_length=2) == ["bc"]
+def test_lexicon_words_meet_folded_text() -> None:
+    assert words("Kieler Förde, café — GRÜẞE!") == ["kieler", "foerde", "cafe", "gruesse"]
+    assert tag_emotion("GLÜCKLICH").sentiment == tag_emotion("gluecklich").sentiment > 0
 
 
 @given(st.text(max_size=300))

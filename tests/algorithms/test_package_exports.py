@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import subprocess
+import sys
 
 import zenbrain.algorithms as algorithms
 
@@ -20,10 +22,40 @@ def test_every_public_function_and_class_of_every_module_is_reexported() -> None
     expected: set[str] = set()
     for module_name in modules:
         module = importlib.import_module(f"zenbrain.algorithms.{module_name}")
-        assert (module.__doc__ and "Source" in module.__doc__) or module_name == "text_folding"
+        assert module.__doc__ and "Source" in module.__doc__
         for name in module.__all__:
             assert hasattr(module, name), f"{module_name}.{name}"
             if not name.isupper():
                 expected.add(name)
                 assert getattr(algorithms, name) is getattr(module, name)
     assert set(algorithms.__all__) == expected
+
+
+def test_the_package_imports_its_modules_lazily() -> None:
+    # A fresh interpreter: which algorithm modules do `import zenbrain` and one name load?
+    script = (
+        "import sys\n"
+        "def loaded():\n"
+        "    return {m for m in sys.modules if m.startswith('zenbrain.algorithms.')}\n"
+        "import zenbrain.algorithms\n"
+        "before = loaded()\n"
+        "from zenbrain.algorithms import fiedler_value\n"
+        "print(' '.join(sorted(before)))\n"
+        "print(' '.join(sorted(loaded() - before)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    before, added = (set(line.split()) for line in done.stdout.splitlines())
+    assert "zenbrain.algorithms.spectral_health" not in before
+    assert len(before) < len(list(pkgutil.iter_modules(algorithms.__path__))) // 2
+    assert added == {"zenbrain.algorithms.spectral_health"}
+
+
+def test_unknown_names_raise_attribute_error() -> None:
+    assert "fiedler_value" in dir(algorithms)
+    try:
+        algorithms.no_such_algorithm  # noqa: B018
+    except AttributeError as exc:
+        assert "no_such_algorithm" in str(exc)
+    else:
+        raise AssertionError("an unknown name must raise AttributeError")

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from zenbrain.algorithms.temporal_routing import (
     detect_temporal_routes,
     fuse_routes,
+    relative_direction,
     run_temporal_multi_route,
 )
 from zenbrain.errors import InvalidInputError
@@ -79,3 +80,10 @@ def test_run_multi_route_calls_detected_routes_only() -> None:
 def test_confidences_in_range(query: str) -> None:
     for confidence in detect_temporal_routes(query).routes.values():
         assert 0.0 < confidence <= 1.0
+
+
+def test_relative_direction() -> None:
+    assert relative_direction("What did I do after the concert?") == ("after", "the concert?")
+    assert relative_direction("Was war vorher los") == ("before", "los")
+    assert relative_direction("Wann war das erste Treffen") == ("earliest", "treffen")
+    assert relative_direction("When was the concert?") is None

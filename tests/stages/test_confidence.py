@@ -11,17 +11,7 @@ from sqlalchemy import select
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
 from zenbrain.stages import ConfidenceStage
-from zenbrain.stages.confidence import compare_facts
 from zenbrain.storage.schema import fact_priors, fact_relations
-
-
-def test_compare_facts() -> None:
-    assert compare_facts("The server is running", "The server is not running")[0] == "contradicts"
-    assert compare_facts("Alice likes coffee", "Alice doesn't like coffee")[0] == "contradicts"
-    assert compare_facts("Alice likes coffee", "Bob does not drink coffee")[0] is None
-    assert compare_facts("Der Zug fährt heute", "Der Zug fährt heute nicht")[0] == "contradicts"
-    assert compare_facts("Water boils at 100 C.", "water boils at 100 c")[0] == "supports"
-    assert compare_facts("Water boils at 100 C", "Tea tastes good")[0] is None
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
-"""The cross-context layer: entity extraction, links across contexts, merge candidates,
-link following on recall, clean-up on forget. Runs on SQLite and PostgreSQL."""
+"""The cross-context layer in the database: links across contexts, merge candidates, link
+following on recall, clean-up on forget. Runs on SQLite and PostgreSQL. (Entity extraction
+itself: tests/layers/test_cross_context.py.)"""
 
 from __future__ import annotations
 
@@ -10,48 +11,7 @@ from sqlalchemy import func, select
 
 from zenbrain import MemoryCoordinator
 from zenbrain.stages import CrossContextStage, MemoryGraphStage
-from zenbrain.stages.cross_context import name_similarity
-from zenbrain.stages.entity_extraction import entity_key, extract_entities
 from zenbrain.storage.schema import entities, entity_mentions
-
-
-def names(text: str) -> list[str]:
-    return [entity.name for entity in extract_entities(text)]
-
-
-# ---------------------------------------------------------------------- extraction
-def test_extracts_multi_word_names_and_particles() -> None:
-    text = "Anna Schmidt met Ludwig van Beethoven fans from Bank of America in New York City."
-    assert names(text) == [
-        "Anna Schmidt",
-        "Ludwig van Beethoven",
-        "Bank of America",
-        "New York City",
-    ]
-
-
-def test_sentence_opening_words_need_a_second_sighting() -> None:
-    assert names("Yesterday the weather was fine.") == []
-    assert names("Maybe we should go.") == []
-    # "Berlin" opens the first sentence but also appears inside the second.
-    assert names("Berlin is big. I moved to Berlin last year.") == ["Berlin"]
-
-
-def test_titles_possessives_weekdays_are_trimmed() -> None:
-    assert names("I met Dr. Anna Schmidt's team on Monday in March.") == ["Anna Schmidt"]
-
-
-def test_german_nouns_after_articles_are_not_names() -> None:
-    assert names("Der Hund schläft im Garten, und die Katze jagt eine Maus.") == []
-    assert names("Gestern war ich mit Anna an der Kieler Förde.") == ["Anna", "Kieler Förde"]
-    assert names("Der Hund von Herrn Müller bellt die ganze Nacht.") == ["Müller"]
-    assert names("Die Zeitung berichtet über die Wahl.") == []
-
-
-def test_keys_fold_case_and_umlauts() -> None:
-    assert entity_key("Kieler Förde") == entity_key("KIELER FOERDE") == "kieler foerde"
-    assert name_similarity("Project Apollo Relaunch Team", "Project Apollo Relaunch") == 0.75
-    assert name_similarity("Anna", "Berlin") == 0.0
 
 
 # ---------------------------------------------------------------------- storage

@@ -10,7 +10,6 @@ import pytest
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
 from zenbrain.stages import TemporalStage
-from zenbrain.stages.temporal import relative_direction
 
 DIARY = [
     ("Started the pottery class at the community centre", "2024-02-20T10:00:00"),
@@ -30,13 +29,6 @@ def write_diary(memory: MemoryCoordinator) -> dict[str, str]:
 def brain(store_location: str) -> Iterator[MemoryCoordinator]:
     with MemoryCoordinator(store_location, stages=[TemporalStage()]) as coordinator:
         yield coordinator
-
-
-def test_relative_direction() -> None:
-    assert relative_direction("What did I do after the concert?") == ("after", "the concert?")
-    assert relative_direction("Was war vorher los") == ("before", "los")
-    assert relative_direction("Wann war das erste Treffen") == ("earliest", "treffen")
-    assert relative_direction("When was the concert?") is None
 
 
 def test_after_brings_what_happened_next(brain: MemoryCoordinator) -> None:

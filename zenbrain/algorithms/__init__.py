@@ -2,186 +2,321 @@
 
 Nothing here touches storage or the clock: times ("now") come in as arguments. Each module
 documents its source (paper or model), its constants and where it deliberately differs from
-the TypeScript original. Functions and classes are re-exported here; constants stay in
-their modules (``zenbrain.algorithms.fsrs_math.TARGET_RETENTION``), because several modules
-share a constant name with different values (``MAX_STABILITY``, ``MAX_WEIGHT``, ...).
+the TypeScript original. Functions and classes are re-exported here and imported on first
+use (module ``__getattr__``), so importing the package or one module loads no other
+module. Constants stay in their modules (``zenbrain.algorithms.fsrs_math.TARGET_RETENTION``),
+because several modules share a constant name with different values (``MAX_STABILITY``,
+``MAX_WEIGHT``, ...). No module is named after a function it exports, so a submodule import
+never hides a re-exported function.
 
 Modules: bayesian, context_retrieval, difficulty_routing, ebbinghaus, emotional, fsrs_math,
-hebbian, hebbian_two_factor, hopfield, ib_budget, intervals, personalized_pagerank,
-reencoding, similarity, sleep_consolidation, sleep_simulation_selection, spectral_health,
-surprise, temporal_routing, text_folding, visualization.
+hebbian, hebbian_two_factor, hopfield, ib_budget, intervals, pagerank, reencoding,
+similarity, sleep_consolidation, sleep_simulation_selection, spectral_health, surprise,
+temporal_routing, visualization.
 """
 
 from __future__ import annotations
 
-from zenbrain.algorithms.bayesian import (
-    PropagationResult,
-    Relation,
-    propagate_confidence,
-    relation_factor,
-)
-from zenbrain.algorithms.context_retrieval import (
-    RetrievalContext,
-    TimeOfDay,
-    apply_context_boost,
-    context_boost,
-    context_similarity,
-    day_similarity,
-    task_similarity,
-    time_of_day,
-    time_of_day_similarity,
-)
-from zenbrain.algorithms.difficulty_routing import (
-    QueryDifficulty,
-    Route,
-    route_for_score,
-    score_query_difficulty,
-)
-from zenbrain.algorithms.ebbinghaus import (
-    DecayProfile,
-    MemoryTrace,
-    RepetitionCandidate,
-    RetentionStatus,
-    ReviewEvent,
-    batch_retention,
-    learn_decay_profile,
-    optimal_interval,
-    personalized_retention,
-    repetition_candidates,
-    retention,
-    retention_status,
-    update_stability,
-)
-from zenbrain.algorithms.emotional import (
-    EmotionalTag,
-    contextual_valence,
-    decay_multiplier,
-    emotional_weight,
-    is_emotionally_significant,
-    tag_emotion,
-)
-from zenbrain.algorithms.fsrs_math import (
-    DecayClass,
-    MemoryState,
-    difficulty_after_review,
-    init_from_decay_class,
-    init_from_sm2_interval,
-    interval_days,
-    last_review_from_next_review,
-    retrievability,
-    retrievability_at,
-    review,
-    stability_after_lapse,
-    stability_after_recall,
-)
-from zenbrain.algorithms.hebbian import (
-    apply_coactivation,
-    decay,
-    generate_pairs,
-    normalize,
-    strengthen,
-)
-from zenbrain.algorithms.hebbian_two_factor import (
-    TwoFactorEdge,
-    decay_two_factor,
-    ewc_penalty,
-    from_legacy_edge,
-    importance,
-    lock_score,
-    update_two_factor,
-)
-from zenbrain.algorithms.hopfield import (
-    HopfieldResult,
-    hopfield_energy,
-    hopfield_retrieve,
-)
-from zenbrain.algorithms.ib_budget import (
-    BudgetDecision,
-    BudgetItem,
-    decide_retention,
-    domain_beta,
-    embedding_variance,
-    retention_cost,
-    retention_gain,
-)
-from zenbrain.algorithms.intervals import (
-    ConfidenceInterval,
-    IntervalMethod,
-    propagate_interval,
-    retrievability_interval,
-)
-from zenbrain.algorithms.personalized_pagerank import (
-    PageRankResult,
-    personalized_pagerank,
-    top_k_by_pagerank,
-    undirected_to_directed,
-)
-from zenbrain.algorithms.reencoding import (
-    prediction_error,
-    reencoding_interval,
-    reencoding_strength,
-)
-from zenbrain.algorithms.similarity import (
-    NegationResult,
-    StatementComparison,
-    compare_statements,
-    detect_negation,
-    string_similarity,
-    strip_negation,
-)
-from zenbrain.algorithms.sleep_consolidation import (
-    ConsolidationEdge,
-    PruneResult,
-    ReplayCandidate,
-    ReplayOutcome,
-    prune_weak_connections,
-    replay,
-    replay_priority,
-    select_for_replay,
-)
-from zenbrain.algorithms.sleep_simulation_selection import (
-    Experience,
-    SelectionAction,
-    SelectionDecision,
-    SimulationCycleReport,
-    counterfactual_candidates,
-    novelty,
-    run_simulation_selection_cycle,
-    select_and_apply,
-    selection_tag,
-)
-from zenbrain.algorithms.spectral_health import (
-    GraphHealthReport,
-    fiedler_value,
-    graph_health,
-    laplacian,
-)
-from zenbrain.algorithms.surprise import (
-    shrink_interval,
-    surprise_boost,
-    surprise_contribution,
-    update_surprise,
-)
-from zenbrain.algorithms.temporal_routing import (
-    FusedItem,
-    TemporalCue,
-    TemporalQuery,
-    TemporalRoute,
-    detect_temporal_routes,
-    fuse_routes,
-    run_temporal_multi_route,
-)
-from zenbrain.algorithms.text_folding import (
-    fold_text,
-    tokenize,
-)
-from zenbrain.algorithms.visualization import (
-    CurvePoint,
-    ReviewMark,
-    ScheduledReview,
-    retention_curve,
-    schedule_timeline,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from zenbrain.algorithms.bayesian import (
+        PropagationResult,
+        Relation,
+        propagate_confidence,
+        relation_factor,
+    )
+    from zenbrain.algorithms.context_retrieval import (
+        RetrievalContext,
+        TimeOfDay,
+        apply_context_boost,
+        context_boost,
+        context_similarity,
+        day_similarity,
+        task_similarity,
+        time_of_day,
+        time_of_day_similarity,
+    )
+    from zenbrain.algorithms.difficulty_routing import (
+        QueryDifficulty,
+        Route,
+        route_for_score,
+        score_query_difficulty,
+    )
+    from zenbrain.algorithms.ebbinghaus import (
+        DecayProfile,
+        MemoryTrace,
+        RepetitionCandidate,
+        RetentionStatus,
+        ReviewEvent,
+        batch_retention,
+        learn_decay_profile,
+        optimal_interval,
+        personalized_retention,
+        repetition_candidates,
+        retention,
+        retention_status,
+        update_stability,
+    )
+    from zenbrain.algorithms.emotional import (
+        EmotionalTag,
+        contextual_valence,
+        decay_multiplier,
+        emotional_weight,
+        is_emotionally_significant,
+        tag_emotion,
+    )
+    from zenbrain.algorithms.fsrs_math import (
+        DecayClass,
+        MemoryState,
+        difficulty_after_review,
+        init_from_decay_class,
+        init_from_sm2_interval,
+        interval_days,
+        last_review_from_next_review,
+        retrievability,
+        retrievability_at,
+        review,
+        stability_after_lapse,
+        stability_after_recall,
+    )
+    from zenbrain.algorithms.hebbian import (
+        apply_coactivation,
+        decay,
+        generate_pairs,
+        normalize,
+        strengthen,
+    )
+    from zenbrain.algorithms.hebbian_two_factor import (
+        TwoFactorEdge,
+        decay_two_factor,
+        ewc_penalty,
+        from_legacy_edge,
+        importance,
+        lock_score,
+        update_two_factor,
+    )
+    from zenbrain.algorithms.hopfield import (
+        HopfieldResult,
+        hopfield_energy,
+        hopfield_retrieve,
+    )
+    from zenbrain.algorithms.ib_budget import (
+        BudgetDecision,
+        BudgetItem,
+        decide_retention,
+        domain_beta,
+        embedding_variance,
+        retention_cost,
+        retention_gain,
+    )
+    from zenbrain.algorithms.intervals import (
+        ConfidenceInterval,
+        IntervalMethod,
+        propagate_interval,
+        retrievability_interval,
+    )
+    from zenbrain.algorithms.pagerank import (
+        PageRankResult,
+        personalized_pagerank,
+        top_k_by_pagerank,
+        undirected_to_directed,
+    )
+    from zenbrain.algorithms.reencoding import (
+        prediction_error,
+        reencoding_interval,
+        reencoding_strength,
+    )
+    from zenbrain.algorithms.similarity import (
+        NegationResult,
+        StatementComparison,
+        compare_statements,
+        detect_negation,
+        string_similarity,
+        strip_negation,
+    )
+    from zenbrain.algorithms.sleep_consolidation import (
+        ConsolidationEdge,
+        PruneResult,
+        ReplayCandidate,
+        ReplayOutcome,
+        prune_weak_connections,
+        replay,
+        replay_priority,
+        select_for_replay,
+    )
+    from zenbrain.algorithms.sleep_simulation_selection import (
+        Experience,
+        SelectionAction,
+        SelectionDecision,
+        SimulationCycleReport,
+        counterfactual_candidates,
+        novelty,
+        run_simulation_selection_cycle,
+        select_and_apply,
+        selection_tag,
+    )
+    from zenbrain.algorithms.spectral_health import (
+        GraphHealthReport,
+        fiedler_value,
+        graph_health,
+        laplacian,
+    )
+    from zenbrain.algorithms.surprise import (
+        shrink_interval,
+        surprise_boost,
+        surprise_contribution,
+        update_surprise,
+    )
+    from zenbrain.algorithms.temporal_routing import (
+        FusedItem,
+        RelativeDirection,
+        TemporalCue,
+        TemporalQuery,
+        TemporalRoute,
+        detect_temporal_routes,
+        fuse_routes,
+        relative_direction,
+        run_temporal_multi_route,
+    )
+    from zenbrain.algorithms.visualization import (
+        CurvePoint,
+        ReviewMark,
+        ScheduledReview,
+        retention_curve,
+        schedule_timeline,
+    )
+
+# Which module defines each re-exported name.
+_MODULE_OF: dict[str, str] = {
+    "PropagationResult": "bayesian",
+    "Relation": "bayesian",
+    "propagate_confidence": "bayesian",
+    "relation_factor": "bayesian",
+    "RetrievalContext": "context_retrieval",
+    "TimeOfDay": "context_retrieval",
+    "apply_context_boost": "context_retrieval",
+    "context_boost": "context_retrieval",
+    "context_similarity": "context_retrieval",
+    "day_similarity": "context_retrieval",
+    "task_similarity": "context_retrieval",
+    "time_of_day": "context_retrieval",
+    "time_of_day_similarity": "context_retrieval",
+    "QueryDifficulty": "difficulty_routing",
+    "Route": "difficulty_routing",
+    "route_for_score": "difficulty_routing",
+    "score_query_difficulty": "difficulty_routing",
+    "DecayProfile": "ebbinghaus",
+    "MemoryTrace": "ebbinghaus",
+    "RepetitionCandidate": "ebbinghaus",
+    "RetentionStatus": "ebbinghaus",
+    "ReviewEvent": "ebbinghaus",
+    "batch_retention": "ebbinghaus",
+    "learn_decay_profile": "ebbinghaus",
+    "optimal_interval": "ebbinghaus",
+    "personalized_retention": "ebbinghaus",
+    "repetition_candidates": "ebbinghaus",
+    "retention": "ebbinghaus",
+    "retention_status": "ebbinghaus",
+    "update_stability": "ebbinghaus",
+    "EmotionalTag": "emotional",
+    "contextual_valence": "emotional",
+    "decay_multiplier": "emotional",
+    "emotional_weight": "emotional",
+    "is_emotionally_significant": "emotional",
+    "tag_emotion": "emotional",
+    "DecayClass": "fsrs_math",
+    "MemoryState": "fsrs_math",
+    "difficulty_after_review": "fsrs_math",
+    "init_from_decay_class": "fsrs_math",
+    "init_from_sm2_interval": "fsrs_math",
+    "interval_days": "fsrs_math",
+    "last_review_from_next_review": "fsrs_math",
+    "retrievability": "fsrs_math",
+    "retrievability_at": "fsrs_math",
+    "review": "fsrs_math",
+    "stability_after_lapse": "fsrs_math",
+    "stability_after_recall": "fsrs_math",
+    "apply_coactivation": "hebbian",
+    "decay": "hebbian",
+    "generate_pairs": "hebbian",
+    "normalize": "hebbian",
+    "strengthen": "hebbian",
+    "TwoFactorEdge": "hebbian_two_factor",
+    "decay_two_factor": "hebbian_two_factor",
+    "ewc_penalty": "hebbian_two_factor",
+    "from_legacy_edge": "hebbian_two_factor",
+    "importance": "hebbian_two_factor",
+    "lock_score": "hebbian_two_factor",
+    "update_two_factor": "hebbian_two_factor",
+    "HopfieldResult": "hopfield",
+    "hopfield_energy": "hopfield",
+    "hopfield_retrieve": "hopfield",
+    "BudgetDecision": "ib_budget",
+    "BudgetItem": "ib_budget",
+    "decide_retention": "ib_budget",
+    "domain_beta": "ib_budget",
+    "embedding_variance": "ib_budget",
+    "retention_cost": "ib_budget",
+    "retention_gain": "ib_budget",
+    "ConfidenceInterval": "intervals",
+    "IntervalMethod": "intervals",
+    "propagate_interval": "intervals",
+    "retrievability_interval": "intervals",
+    "PageRankResult": "pagerank",
+    "personalized_pagerank": "pagerank",
+    "top_k_by_pagerank": "pagerank",
+    "undirected_to_directed": "pagerank",
+    "prediction_error": "reencoding",
+    "reencoding_interval": "reencoding",
+    "reencoding_strength": "reencoding",
+    "NegationResult": "similarity",
+    "StatementComparison": "similarity",
+    "compare_statements": "similarity",
+    "detect_negation": "similarity",
+    "string_similarity": "similarity",
+    "strip_negation": "similarity",
+    "ConsolidationEdge": "sleep_consolidation",
+    "PruneResult": "sleep_consolidation",
+    "ReplayCandidate": "sleep_consolidation",
+    "ReplayOutcome": "sleep_consolidation",
+    "prune_weak_connections": "sleep_consolidation",
+    "replay": "sleep_consolidation",
+    "replay_priority": "sleep_consolidation",
+    "select_for_replay": "sleep_consolidation",
+    "Experience": "sleep_simulation_selection",
+    "SelectionAction": "sleep_simulation_selection",
+    "SelectionDecision": "sleep_simulation_selection",
+    "SimulationCycleReport": "sleep_simulation_selection",
+    "counterfactual_candidates": "sleep_simulation_selection",
+    "novelty": "sleep_simulation_selection",
+    "run_simulation_selection_cycle": "sleep_simulation_selection",
+    "select_and_apply": "sleep_simulation_selection",
+    "selection_tag": "sleep_simulation_selection",
+    "GraphHealthReport": "spectral_health",
+    "fiedler_value": "spectral_health",
+    "graph_health": "spectral_health",
+    "laplacian": "spectral_health",
+    "shrink_interval": "surprise",
+    "surprise_boost": "surprise",
+    "surprise_contribution": "surprise",
+    "update_surprise": "surprise",
+    "FusedItem": "temporal_routing",
+    "RelativeDirection": "temporal_routing",
+    "relative_direction": "temporal_routing",
+    "TemporalCue": "temporal_routing",
+    "TemporalQuery": "temporal_routing",
+    "TemporalRoute": "temporal_routing",
+    "detect_temporal_routes": "temporal_routing",
+    "fuse_routes": "temporal_routing",
+    "run_temporal_multi_route": "temporal_routing",
+    "CurvePoint": "visualization",
+    "ReviewMark": "visualization",
+    "ScheduledReview": "visualization",
+    "retention_curve": "visualization",
+    "schedule_timeline": "visualization",
+}
 
 __all__ = [
     "BudgetDecision",
@@ -205,6 +340,7 @@ __all__ = [
     "PruneResult",
     "QueryDifficulty",
     "Relation",
+    "RelativeDirection",
     "RepetitionCandidate",
     "ReplayCandidate",
     "ReplayOutcome",
@@ -244,7 +380,6 @@ __all__ = [
     "emotional_weight",
     "ewc_penalty",
     "fiedler_value",
-    "fold_text",
     "from_legacy_edge",
     "fuse_routes",
     "generate_pairs",
@@ -272,6 +407,7 @@ __all__ = [
     "reencoding_interval",
     "reencoding_strength",
     "relation_factor",
+    "relative_direction",
     "repetition_candidates",
     "replay",
     "replay_priority",
@@ -304,10 +440,22 @@ __all__ = [
     "task_similarity",
     "time_of_day",
     "time_of_day_similarity",
-    "tokenize",
     "top_k_by_pagerank",
     "undirected_to_directed",
     "update_stability",
     "update_surprise",
     "update_two_factor",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, Generic, TypeVar
 
-from zenbrain.algorithms._validation import require_finite, require_unit
+from zenbrain._validation import check_finite, check_unit
 from zenbrain.errors import InvalidInputError
 
 __all__ = [
@@ -117,12 +117,12 @@ def propagate_confidence(
     change_threshold: float = CHANGE_THRESHOLD,
 ) -> PropagationResult[N]:
     """Propagate beliefs (0..1) along ``relations``; returns the new beliefs of all nodes."""
-    beliefs = {node: require_unit(f"belief of {node!r}", b) for node, b in priors.items()}
-    damping = require_unit("damping", damping)
+    beliefs = {node: check_unit(b, f"belief of {node!r}") for node, b in priors.items()}
+    damping = check_unit(damping, "damping")
     if max_iterations < 1:
         raise InvalidInputError(f"max_iterations must be >= 1, got {max_iterations}")
     for name, factor in factors.items():
-        if not -1.0 <= require_finite(f"factor of {name!r}", factor) <= 1.0:
+        if not -1.0 <= check_finite(factor, f"factor of {name!r}") <= 1.0:
             raise InvalidInputError(f"factor of {name!r} must be within -1..1, got {factor}")
 
     incoming: dict[N, list[tuple[N, float, float]]] = {}
@@ -133,7 +133,7 @@ def propagate_confidence(
         if edge.source == edge.target:
             raise InvalidInputError(f"self-relation on {edge.source!r} is not allowed")
         factor = relation_factor(edge.relation, factors)
-        weight = require_unit("relation weight", edge.weight)
+        weight = check_unit(edge.weight, "relation weight")
         if factor != 0.0 and weight > 0.0:
             incoming.setdefault(edge.target, []).append((edge.source, factor, weight))
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final, Literal
 
-from zenbrain.algorithms._validation import require_finite, require_unit
+from zenbrain._validation import check_finite, check_unit
 
 __all__ = [
     "CONTEXT_BOOST_SCALE",
@@ -136,11 +136,11 @@ def context_similarity(encoding: RetrievalContext, retrieval: RetrievalContext) 
 
 def context_boost(similarity: float) -> float:
     """Score multiplier ``1 + 0.3 similarity`` (1.0..1.3)."""
-    return 1.0 + CONTEXT_BOOST_SCALE * require_unit("similarity", similarity)
+    return 1.0 + CONTEXT_BOOST_SCALE * check_unit(similarity, "similarity")
 
 
 def apply_context_boost(
     score: float, encoding: RetrievalContext, retrieval: RetrievalContext
 ) -> float:
     """``score`` multiplied by the context boost of the two contexts."""
-    return require_finite("score", score) * context_boost(context_similarity(encoding, retrieval))
+    return check_finite(score, "score") * context_boost(context_similarity(encoding, retrieval))

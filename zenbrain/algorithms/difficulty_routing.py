@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from zenbrain.algorithms.similarity import NEGATION_CUES
-from zenbrain.algorithms.text_folding import fold_text, tokenize
 from zenbrain.errors import InvalidInputError
+from zenbrain.text import fold
+from zenbrain.text import words as folded_words
 
 __all__ = [
     "FAST_CACHE_MAX",
@@ -90,8 +91,8 @@ def score_query_difficulty(query: str) -> QueryDifficulty:
     """Difficulty of ``query`` (0..1), the route it gets and each cue's contribution."""
     if not isinstance(query, str):
         raise InvalidInputError(f"query must be a str, got {type(query).__name__}")
-    folded = fold_text(query)
-    words = tokenize(query)
+    folded = fold(query)
+    words = folded_words(query)
     entities = len(_ENTITY_RUN.findall(query.strip())) + len(_CODED_ENTITY.findall(query))
     features = {
         "length": min(0.2, len(words) / 50),

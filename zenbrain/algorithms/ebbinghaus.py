@@ -30,11 +30,11 @@ from typing import Final, Literal
 import numpy as np
 import numpy.typing as npt
 
-from zenbrain.algorithms._validation import (
+from zenbrain._validation import (
+    check_finite,
+    check_positive,
+    check_unit,
     days_between,
-    require_finite,
-    require_positive,
-    require_unit,
 )
 from zenbrain.algorithms.fsrs_math import stability_after_lapse, stability_after_recall
 from zenbrain.errors import InvalidInputError
@@ -106,15 +106,15 @@ class DecayProfile:
 
 
 def _effective_stability(stability: float, emotional_multiplier: float) -> float:
-    stability = require_positive("stability", stability)
-    emotion = require_finite("emotional_multiplier", emotional_multiplier)
+    stability = check_positive(stability, "stability")
+    emotion = check_finite(emotional_multiplier, "emotional_multiplier")
     emotion = max(1.0, min(MAX_EMOTIONAL_MULTIPLIER, emotion))
     return max(MIN_STABILITY, min(MAX_STABILITY, stability * emotion))
 
 
 def retention(elapsed_days: float, stability: float, emotional_multiplier: float = 1.0) -> float:
     """Retention ``exp(-t / S)`` with S stretched by emotion (1..3) and kept in 0.1..365."""
-    elapsed = require_finite("elapsed_days", elapsed_days)
+    elapsed = check_finite(elapsed_days, "elapsed_days")
     if elapsed < 0:
         raise InvalidInputError(f"elapsed_days must be >= 0, got {elapsed_days}")
     return math.exp(-elapsed / _effective_stability(stability, emotional_multiplier))
@@ -122,7 +122,7 @@ def retention(elapsed_days: float, stability: float, emotional_multiplier: float
 
 def retention_status(retention_value: float) -> RetentionStatus:
     """``archive`` at R <= 0.1, ``review`` at 0.1 < R <= 0.3, otherwise ``retain``."""
-    r = require_unit("retention", retention_value)
+    r = check_unit(retention_value, "retention")
     if r <= ARCHIVE_THRESHOLD:
         return "archive"
     if r <= REVIEW_THRESHOLD:
@@ -143,10 +143,10 @@ def update_stability(
 
 def optimal_interval(stability: float, target_retention: float = 0.85) -> float:
     """Days until retention falls to ``target_retention``: ``max(0.1, -S ln r)``."""
-    target = require_unit("target_retention", target_retention)
+    target = check_unit(target_retention, "target_retention")
     if target in (0.0, 1.0):
         raise InvalidInputError("target_retention must be strictly between 0 and 1")
-    return max(0.1, -require_positive("stability", stability) * math.log(target))
+    return max(0.1, -check_positive(stability, "stability") * math.log(target))
 
 
 def batch_retention(traces: Sequence[MemoryTrace], now: datetime) -> npt.NDArray[np.float64]:
@@ -168,7 +168,7 @@ def repetition_candidates(
     traces: Sequence[MemoryTrace], now: datetime, threshold: float = REVIEW_THRESHOLD
 ) -> list[RepetitionCandidate]:
     """Traces whose retention is at most ``1.2 * threshold``, most urgent first."""
-    limit = _CANDIDATE_MARGIN * require_unit("threshold", threshold)
+    limit = _CANDIDATE_MARGIN * check_unit(threshold, "threshold")
     retained = batch_retention(traces, now)
     candidates = [
         RepetitionCandidate(trace.memory_id, float(r), 1.0 - float(r))
@@ -185,7 +185,7 @@ def learn_decay_profile(events: Iterable[ReviewEvent]) -> DecayProfile:
     if len(history) < _MIN_PROFILE_EVENTS:
         return DecayProfile(sample_count=len(history))
     for event in history:
-        if require_finite("interval_days", event.interval_days) < 0:
+        if check_finite(event.interval_days, "interval_days") < 0:
             raise InvalidInputError("review intervals must be >= 0 days")
     recall_rate = sum(1 for e in history if e.recalled) / len(history)
     multiplier = 0.6 + 1.2 * recall_rate
@@ -206,5 +206,5 @@ def personalized_retention(
     emotional_multiplier: float = 1.0,
 ) -> float:
     """Retention with stability scaled by the learner's profile (and by emotion)."""
-    scaled = require_positive("stability", stability) * profile.multiplier
+    scaled = check_positive(stability, "stability") * profile.multiplier
     return retention(elapsed_days, min(MAX_STABILITY, scaled), emotional_multiplier)

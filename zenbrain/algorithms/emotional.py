@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, NamedTuple
 
-from zenbrain.algorithms.text_folding import tokenize
+from zenbrain._validation import check_text
 from zenbrain.errors import InvalidInputError
 from zenbrain.text import words as folded_words
 
@@ -203,12 +203,14 @@ class EmotionalTag:
 NEUTRAL_TAG: Final = EmotionalTag(0.0, BASE_AROUSAL, 0.5, 0.0)
 
 
+def _long_words(text: str) -> list[str]:
+    """Folded words (stopwords kept: the lexicons contain some) of at least three letters."""
+    return [w for w in folded_words(check_text(text, "text")) if len(w) >= _MIN_WORD_LENGTH]
+
+
 def tag_emotion(text: str) -> EmotionalTag:
     """Score the affect of ``text`` (English or German); see the module docstring."""
-    if not isinstance(text, str):
-        raise InvalidInputError(f"text must be a str, got {type(text).__name__}")
-    # Runs on every store: fold the text once (tokenize() folds it twice).
-    words = [word for word in folded_words(text) if len(word) >= _MIN_WORD_LENGTH]
+    words = _long_words(text)
     pos_sum = neg_sum = arousal_sum = 0.0
     affect_hits = arousal_hits = 0
     significance_values: list[float] = []
@@ -317,6 +319,6 @@ def contextual_valence(text: str, domain: str) -> float:
     if not isinstance(domain, str) or not domain.strip():
         raise InvalidInputError("domain must be a non-empty string, e.g. 'work'")
     span = CONTEXT_VALENCE_RANGES.get(domain.strip().lower(), _DEFAULT_CONTEXT_RANGE)
-    cues = sum(1 for word in tokenize(text, _MIN_WORD_LENGTH) if word in _PRESSURE_WORDS)
+    cues = sum(1 for word in _long_words(text) if word in _PRESSURE_WORDS)
     shift = min(cues * span / 2.0, span)
     return max(0.0, min(1.0, tag_emotion(text).valence - shift))

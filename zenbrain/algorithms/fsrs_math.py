@@ -35,11 +35,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final, Literal
 
-from zenbrain.algorithms._validation import (
+from zenbrain._validation import (
+    check_finite,
+    check_positive,
+    check_unit,
     days_between,
-    require_finite,
-    require_positive,
-    require_unit,
 )
 from zenbrain.errors import InvalidInputError
 
@@ -99,8 +99,8 @@ def _clamp_difficulty(value: float) -> float:
 
 
 def _check_state(stability: float, difficulty: float) -> tuple[float, float]:
-    stability = require_positive("stability", stability)
-    difficulty = require_finite("difficulty", difficulty)
+    stability = check_positive(stability, "stability")
+    difficulty = check_finite(difficulty, "difficulty")
     if not MIN_DIFFICULTY <= difficulty <= MAX_DIFFICULTY:
         raise InvalidInputError(f"difficulty must be within 1..10, got {difficulty}")
     return stability, difficulty
@@ -114,10 +114,10 @@ def _check_grade(grade: int) -> int:
 
 def retrievability(elapsed_days: float, stability: float) -> float:
     """Probability of recall ``exp(-t / S)`` after ``elapsed_days`` (>= 0)."""
-    elapsed = require_finite("elapsed_days", elapsed_days)
+    elapsed = check_finite(elapsed_days, "elapsed_days")
     if elapsed < 0:
         raise InvalidInputError(f"elapsed_days must be >= 0, got {elapsed_days}")
-    return math.exp(-elapsed / require_positive("stability", stability))
+    return math.exp(-elapsed / check_positive(stability, "stability"))
 
 
 def retrievability_at(state: MemoryState, now: datetime) -> float:
@@ -127,10 +127,10 @@ def retrievability_at(state: MemoryState, now: datetime) -> float:
 
 def interval_days(stability: float, target_retention: float = TARGET_RETENTION) -> float:
     """Days until retrievability falls to ``target_retention``: ``-S ln r``."""
-    target = require_unit("target_retention", target_retention)
+    target = check_unit(target_retention, "target_retention")
     if target in (0.0, 1.0):
         raise InvalidInputError("target_retention must be strictly between 0 and 1")
-    return -require_positive("stability", stability) * math.log(target)
+    return -check_positive(stability, "stability") * math.log(target)
 
 
 def last_review_from_next_review(
@@ -143,7 +143,7 @@ def last_review_from_next_review(
 def stability_after_recall(stability: float, difficulty: float, retrievability: float) -> float:
     """Stability after a successful recall at ``retrievability``; never decreases."""
     stability, difficulty = _check_state(stability, difficulty)
-    r = require_unit("retrievability", retrievability)
+    r = check_unit(retrievability, "retrievability")
     growth = (
         _RECALL_GAIN
         * (11.0 - difficulty)
@@ -156,7 +156,7 @@ def stability_after_recall(stability: float, difficulty: float, retrievability: 
 def stability_after_lapse(stability: float, difficulty: float, retrievability: float) -> float:
     """Stability after a lapse (forgot) at ``retrievability``; at most the old stability."""
     stability, difficulty = _check_state(stability, difficulty)
-    r = require_unit("retrievability", retrievability)
+    r = check_unit(retrievability, "retrievability")
     factor = 0.2 * difficulty**-0.4 * (stability + 1.0) ** 0.2 * (math.exp(0.02 * (1.0 - r)) - 1.0)
     return max(MIN_STABILITY, stability * max(_LAPSE_FLOOR, factor))
 
@@ -199,7 +199,7 @@ def init_from_decay_class(
         raise InvalidInputError(
             f"decay_class must be one of {sorted(DECAY_CLASS_PRESETS)}, got {decay_class!r}"
         )
-    multiplier = max(1.0, min(2.0, require_finite("emotional_multiplier", emotional_multiplier)))
+    multiplier = max(1.0, min(2.0, check_finite(emotional_multiplier, "emotional_multiplier")))
     difficulty, stability = preset[0], preset[1] * multiplier
     return MemoryState(stability, difficulty, now, now + timedelta(days=interval_days(stability)))
 
@@ -214,7 +214,7 @@ def init_from_sm2_interval(interval: float | None, now: datetime) -> MemoryState
     if interval is None:
         difficulty, stability = 5.0, 1.0
     else:
-        days = require_positive("interval", interval)
+        days = check_positive(interval, "interval")
         if days < 3:
             difficulty = 7.5
         elif days < 10:

@@ -24,7 +24,7 @@ from collections.abc import Hashable, Iterable, Mapping
 from itertools import combinations
 from typing import Final, TypeVar
 
-from zenbrain.algorithms._validation import require_finite, require_positive, require_unit
+from zenbrain._validation import check_finite, check_positive, check_unit
 from zenbrain.errors import InvalidInputError
 
 __all__ = [
@@ -52,7 +52,7 @@ K = TypeVar("K", bound=Hashable)
 
 
 def _check_weight(weight: float) -> float:
-    value = require_finite("weight", weight)
+    value = check_finite(weight, "weight")
     if value < 0:
         raise InvalidInputError(f"weight must be >= 0, got {weight}")
     return value
@@ -61,23 +61,23 @@ def _check_weight(weight: float) -> float:
 def strengthen(weight: float, learning_rate: float = LEARNING_RATE) -> float:
     """One co-activation: ``min(10, w + lr (1 - w / 10))``."""
     w = _check_weight(weight)
-    lr = require_unit("learning_rate", learning_rate)
+    lr = check_unit(learning_rate, "learning_rate")
     return min(MAX_WEIGHT, w + lr * (1.0 - w / MAX_WEIGHT))
 
 
 def decay(weight: float, periods: float = 1.0, rate: float = DECAY_RATE) -> float:
     """``w (1 - rate)^periods``; 0.0 when the result drops below 0.1 (prune the edge)."""
     w = _check_weight(weight)
-    elapsed = require_finite("periods", periods)
+    elapsed = check_finite(periods, "periods")
     if elapsed < 0:
         raise InvalidInputError(f"periods must be >= 0, got {periods}")
-    decayed = w * (1.0 - require_unit("rate", rate)) ** elapsed
+    decayed = w * (1.0 - check_unit(rate, "rate")) ** elapsed
     return 0.0 if decayed < MIN_WEIGHT else decayed
 
 
 def normalize(weights: Mapping[K, float], target_sum: float = TARGET_SUM) -> dict[K, float]:
     """Scale ``weights`` down proportionally when their sum exceeds ``target_sum``."""
-    target = require_positive("target_sum", target_sum)
+    target = check_positive(target_sum, "target_sum")
     checked = {key: _check_weight(w) for key, w in weights.items()}
     total = sum(checked.values())
     if total <= target:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Final
 
-from zenbrain.algorithms._validation import require_finite, require_positive, require_unit
+from zenbrain._validation import check_finite, check_positive, check_unit
 from zenbrain.errors import InvalidInputError
 
 __all__ = [
@@ -67,23 +67,23 @@ class TwoFactorEdge:
 
 def importance(edge: TwoFactorEdge) -> float:
     """Inverse variance: 1 for a fresh edge, up to 100 for a well-rehearsed one."""
-    return 1.0 / max(MIN_VARIANCE, require_positive("variance", edge.variance))
+    return 1.0 / max(MIN_VARIANCE, check_positive(edge.variance, "variance"))
 
 
 def lock_score(variance: float) -> float:
     """How strongly an edge resists change (0 fresh .. 0.99 rehearsed)."""
-    return 1.0 - min(1.0, require_positive("variance", variance))
+    return 1.0 - min(1.0, check_positive(variance, "variance"))
 
 
 def update_two_factor(
     edge: TwoFactorEdge, tag: float, activation: float, lock: float | None = None
 ) -> TwoFactorEdge:
     """One learning step; ``lock`` defaults to :func:`lock_score` of the edge's variance."""
-    signed_tag = require_finite("tag", tag)
+    signed_tag = check_finite(tag, "tag")
     if not -1.0 <= signed_tag <= 1.0:
         raise InvalidInputError(f"tag must be within -1..1, got {tag}")
-    act = require_unit("activation", activation)
-    lock_value = lock_score(edge.variance) if lock is None else require_unit("lock", lock)
+    act = check_unit(activation, "activation")
+    lock_value = lock_score(edge.variance) if lock is None else check_unit(lock, "lock")
     lr = WEIGHT_LEARNING_RATE * (1.0 - 0.5 * lock_value)
     weight = min(MAX_WEIGHT, max(MIN_WEIGHT, edge.weight + lr * signed_tag * act))
     shrink = 1.0 - VARIANCE_LEARNING_RATE / (1.0 + 0.1 * edge.activation_count)
@@ -95,18 +95,18 @@ def update_two_factor(
 
 def ewc_penalty(edge: TwoFactorEdge, anchor_weight: float, ewc_lambda: float = EWC_LAMBDA) -> float:
     """Cost of moving ``edge`` away from ``anchor_weight``: ``λ/2 · importance · Δw²``."""
-    delta = edge.weight - require_finite("anchor_weight", anchor_weight)
-    return require_finite("ewc_lambda", ewc_lambda) / 2.0 * importance(edge) * delta * delta
+    delta = edge.weight - check_finite(anchor_weight, "anchor_weight")
+    return check_finite(ewc_lambda, "ewc_lambda") / 2.0 * importance(edge) * delta * delta
 
 
 def decay_two_factor(
     edge: TwoFactorEdge, periods: float = 1.0, rate: float = _DEFAULT_DECAY_RATE
 ) -> TwoFactorEdge:
     """Decay ``periods`` steps at ``rate / (1 + 0.1 importance)``; weight floored at 0.05."""
-    elapsed = require_finite("periods", periods)
+    elapsed = check_finite(periods, "periods")
     if elapsed < 0:
         raise InvalidInputError(f"periods must be >= 0, got {periods}")
-    effective = require_unit("rate", rate) / (1.0 + 0.1 * importance(edge))
+    effective = check_unit(rate, "rate") / (1.0 + 0.1 * importance(edge))
     weight = max(MIN_WEIGHT, edge.weight * (1.0 - effective) ** elapsed)
     return replace(edge, weight=weight)
 
@@ -115,7 +115,7 @@ def from_legacy_edge(
     source: str, target: str, weight: float, relation: str = "related_to"
 ) -> TwoFactorEdge:
     """Wrap a plain Hebbian weight; heavier edges start more certain (var 1/(1 + 0.5 w))."""
-    w = require_finite("weight", weight)
+    w = check_finite(weight, "weight")
     if w < 0:
         raise InvalidInputError(f"weight must be >= 0, got {weight}")
     return TwoFactorEdge(

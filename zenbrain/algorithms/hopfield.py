@@ -20,7 +20,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from zenbrain.algorithms._validation import require_positive
+from zenbrain._validation import check_positive
 from zenbrain.errors import EmbeddingMismatchError, InvalidInputError
 
 __all__ = ["DEFAULT_BETA", "HopfieldResult", "hopfield_energy", "hopfield_retrieve"]
@@ -78,7 +78,7 @@ def hopfield_energy(
 ) -> float:
     """Energy ``-lse(β, Xξ)/β + ½‖ξ‖²`` of ``state`` (lower = closer to a stored pattern)."""
     xi, stored = _as_arrays(state, patterns)
-    return _energy(xi, stored, require_positive("beta", beta))
+    return _energy(xi, stored, check_positive(beta, "beta"))
 
 
 def hopfield_retrieve(
@@ -90,8 +90,8 @@ def hopfield_retrieve(
 ) -> HopfieldResult:
     """Iterate ``ξ ← Xᵀ softmax(β X ξ)`` until it moves less than ``tolerance`` (L2)."""
     xi, stored = _as_arrays(query, patterns)
-    beta = require_positive("beta", beta)
-    tolerance = require_positive("tolerance", tolerance)
+    beta = check_positive(beta, "beta")
+    tolerance = check_positive(tolerance, "tolerance")
     if max_iterations < 1:
         raise InvalidInputError(f"max_iterations must be >= 1, got {max_iterations}")
     attention = _softmax(beta * (stored @ xi))

@@ -30,7 +30,7 @@ from typing import Final
 
 import numpy as np
 
-from zenbrain.algorithms._validation import require_finite, require_unit
+from zenbrain._validation import check_finite, check_unit
 from zenbrain.errors import InvalidInputError
 
 __all__ = [
@@ -102,7 +102,7 @@ def _count(name: str, value: int) -> int:
 
 def retention_cost(item: BudgetItem) -> float:
     """Storage/complexity cost of keeping ``item`` (0..1)."""
-    variance = require_finite("embedding_variance", item.embedding_variance)
+    variance = check_finite(item.embedding_variance, "embedding_variance")
     if variance < 0:
         raise InvalidInputError(f"embedding_variance must be >= 0, got {variance}")
     return (
@@ -114,12 +114,12 @@ def retention_cost(item: BudgetItem) -> float:
 
 def retention_gain(item: BudgetItem) -> float:
     """Expected value of keeping ``item`` (0..1): use, confidence and recency."""
-    days = require_finite("days_since_access", item.days_since_access)
+    days = check_finite(item.days_since_access, "days_since_access")
     if days < 0:
         raise InvalidInputError(f"days_since_access must be >= 0, got {days}")
     return (
         0.4 * min(1.0, _count("retrieval_count", item.retrieval_count) / 10)
-        + 0.3 * require_unit("confidence", item.confidence)
+        + 0.3 * check_unit(item.confidence, "confidence")
         + 0.3 * max(0.0, 1.0 - days / 90)
     )
 

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from zenbrain.algorithms._validation import require_positive, require_unit
+from zenbrain._validation import check_positive, check_unit
 from zenbrain.errors import InvalidInputError
 
 __all__ = [
@@ -55,8 +55,8 @@ def retrievability_interval(
     method: IntervalMethod = "wilson",
 ) -> ConfidenceInterval:
     """Interval around ``retrievability`` estimated from ``observations`` reviews (>= 1 used)."""
-    p = require_unit("retrievability", retrievability)
-    z = require_positive("z", z)
+    p = check_unit(retrievability, "retrievability")
+    z = check_positive(z, "z")
     if isinstance(observations, bool) or not isinstance(observations, int) or observations < 0:
         raise InvalidInputError(f"observations must be an int >= 0, got {observations!r}")
     n = max(observations, 1)
@@ -75,8 +75,8 @@ def propagate_interval(
     estimate: float, source: ConfidenceInterval, edge_weight: float
 ) -> ConfidenceInterval:
     """Interval of a belief derived over an edge: wider than the source's, centred on it."""
-    centre = require_unit("estimate", estimate)
-    weight = require_unit("edge_weight", edge_weight)
+    centre = check_unit(estimate, "estimate")
+    weight = check_unit(edge_weight, "edge_weight")
     width = min(1.0, _PROPAGATION_WIDENING * source.width + _PROPAGATION_WEIGHT_TERM * weight)
     lower, upper = centre - width / 2, centre + width / 2
     # Keep the full width inside 0..1 by shifting rather than cutting it.

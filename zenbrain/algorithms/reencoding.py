@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from zenbrain.algorithms._validation import require_finite, require_unit
+from zenbrain._validation import check_finite, check_unit
 from zenbrain.errors import EmbeddingMismatchError, InvalidInputError
 
 __all__ = ["prediction_error", "reencoding_interval", "reencoding_strength"]
@@ -45,13 +45,13 @@ def prediction_error(previous: Sequence[float], current: Sequence[float]) -> flo
 
 def reencoding_strength(error: float) -> float:
     """``sigmoid(6 (PE - 0.5))``: 0.05 for no surprise, 0.95 for full surprise."""
-    return 1.0 / (1.0 + math.exp(-6.0 * (require_unit("prediction_error", error) - 0.5)))
+    return 1.0 / (1.0 + math.exp(-6.0 * (check_unit(error, "prediction_error") - 0.5)))
 
 
 def reencoding_interval(base_interval: float, strength: float) -> float:
     """Next interval after a recall with re-encoding ``strength`` (0..1)."""
-    base = require_finite("base_interval", base_interval)
+    base = check_finite(base_interval, "base_interval")
     if base < 0:
         raise InvalidInputError(f"base_interval must be >= 0, got {base_interval}")
-    factor = max(0.3, min(2.0, 1.0 + (0.5 - require_unit("strength", strength)) * 0.6))
+    factor = max(0.3, min(2.0, 1.0 + (0.5 - check_unit(strength, "strength")) * 0.6))
     return max(0.1, base * factor)

@@ -25,8 +25,10 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from zenbrain.algorithms.text_folding import fold_text, tokenize
+from zenbrain._validation import check_text
 from zenbrain.errors import InvalidInputError
+from zenbrain.text import fold
+from zenbrain.text import words as folded_words
 
 __all__ = [
     "NEGATION_CUES",
@@ -89,7 +91,7 @@ def _expand_contractions(text: str, negation: str) -> str:
 
 
 def _words_with_expanded_contractions(text: str) -> list[str]:
-    return tokenize(_expand_contractions(text, "not"))
+    return folded_words(_expand_contractions(check_text(text, "text"), "not"))
 
 
 def detect_negation(text: str, target: str | None = None) -> NegationResult:
@@ -102,7 +104,7 @@ def detect_negation(text: str, target: str | None = None) -> NegationResult:
     if len(cue_positions) >= 2:
         return NegationResult(True, _DOUBLE_NEGATION_CONFIDENCE, cues)
     if target is not None:
-        target_words = set(tokenize(target))
+        target_words = set(folded_words(check_text(target, "target")))
         start = cue_positions[0] + 1
         if target_words & set(words[start : start + _TARGET_WINDOW]):
             return NegationResult(True, _TARGET_CONFIDENCE, cues)
@@ -116,7 +118,7 @@ def strip_negation(text: str) -> str:
 
 
 def _content_words(text: str) -> set[str]:
-    return set(tokenize(text, _MIN_SIMILARITY_WORD))
+    return {w for w in folded_words(check_text(text, "text")) if len(w) >= _MIN_SIMILARITY_WORD}
 
 
 def string_similarity(a: str, b: str) -> float:
@@ -126,7 +128,7 @@ def string_similarity(a: str, b: str) -> float:
     """
     left, right = _content_words(a), _content_words(b)
     if not left and not right:
-        return 1.0 if fold_text(a).strip() == fold_text(b).strip() else 0.0
+        return 1.0 if fold(a).strip() == fold(b).strip() else 0.0
     return len(left & right) / len(left | right)
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final, Generic, TypeVar
 
-from zenbrain.algorithms._validation import days_between, require_finite, require_unit
+from zenbrain._validation import check_finite, check_unit, days_between
 from zenbrain.errors import InvalidInputError
 
 __all__ = [
@@ -103,11 +103,11 @@ def replay_priority(
     emotional_bias: float = EMOTIONAL_BIAS,
 ) -> float:
     """Priority of one memory for replay (higher first); see the module docstring."""
-    bias = require_unit("emotional_bias", emotional_bias)
+    bias = check_unit(emotional_bias, "emotional_bias")
     if bias > _FRAGILITY_BUDGET:
         raise InvalidInputError(f"emotional_bias must be <= 0.5, got {emotional_bias}")
-    emotion = require_unit("emotional_weight", candidate.emotional_weight)
-    stability = require_finite("stability", candidate.stability)
+    emotion = check_unit(candidate.emotional_weight, "emotional_weight")
+    stability = check_finite(candidate.stability, "stability")
     if candidate.access_count < 0 or stability <= 0:
         raise InvalidInputError("access_count must be >= 0 and stability > 0")
     access = candidate.access_count / max_access if max_access > 0 else 0.0
@@ -141,7 +141,7 @@ def prune_weak_connections(
     edges: Sequence[ConsolidationEdge[K]], threshold: float = WEAK_THRESHOLD
 ) -> PruneResult[K]:
     """Split ``edges`` into kept (weight >= threshold) and pruned."""
-    limit = require_finite("threshold", threshold)
+    limit = check_finite(threshold, "threshold")
     kept = [edge for edge in edges if edge.weight >= limit]
     pruned = [edge for edge in edges if edge.weight < limit]
     return PruneResult(kept, pruned)

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from zenbrain.algorithms._validation import require_finite, require_unit
+from zenbrain._validation import check_finite, check_unit
 from zenbrain.errors import InvalidInputError
 
 __all__ = [
@@ -86,15 +86,15 @@ def novelty(entity_count: int) -> float:
 
 def selection_tag(experience: Experience, neuromodulation: bool = True) -> float:
     """Learning value of ``experience`` (0..1); see the module docstring."""
-    td = min(1.0, abs(require_finite("td_error", experience.td_error)))
-    reward = require_unit("reward", experience.reward)
+    td = min(1.0, abs(check_finite(experience.td_error, "td_error")))
+    reward = check_unit(experience.reward, "reward")
     new = novelty(experience.entity_count)
     if not neuromodulation:
         return 0.40 * td + 0.35 * reward + 0.25 * new
-    valence = require_finite("valence", experience.valence)
+    valence = check_finite(experience.valence, "valence")
     if not -1.0 <= valence <= 1.0:
         raise InvalidInputError(f"valence must be within -1..1, got {valence}")
-    affect = abs(valence) * require_unit("arousal", experience.arousal)
+    affect = abs(valence) * check_unit(experience.arousal, "arousal")
     return 0.34 * td + 0.30 * reward + 0.21 * new + 0.15 * affect
 
 

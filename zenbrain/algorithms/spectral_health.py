@@ -20,7 +20,7 @@ from typing import Final
 
 import numpy as np
 
-from zenbrain.algorithms._validation import require_finite
+from zenbrain._validation import check_finite
 from zenbrain.errors import InvalidInputError
 
 __all__ = [
@@ -55,7 +55,7 @@ def _normalise_edges(
             weight = 1.0
         elif len(edge) == 3:
             a, b, raw = edge
-            weight = require_finite("edge weight", raw)
+            weight = check_finite(raw, "edge weight")
         else:
             raise InvalidInputError(f"edges must be (a, b) or (a, b, weight), got {edge!r}")
         if weight < 0:
@@ -106,7 +106,7 @@ def graph_health(
     edge_list = _normalise_edges(edges)
     value = fiedler_value(nodes, edge_list)
     if previous_fiedler_value is not None:
-        previous_fiedler_value = require_finite("previous_fiedler_value", previous_fiedler_value)
+        previous_fiedler_value = check_finite(previous_fiedler_value, "previous_fiedler_value")
     successful = previous_fiedler_value is None or value >= previous_fiedler_value - 1e-12
     return GraphHealthReport(
         fiedler_value=value,

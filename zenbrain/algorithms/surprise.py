@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from zenbrain.algorithms._validation import require_finite, require_positive
+from zenbrain._validation import check_finite, check_positive
 from zenbrain.errors import InvalidInputError
 
 __all__ = [
@@ -41,7 +41,7 @@ def _clamp(value: float, low: float, high: float) -> float:
 
 
 def _check_state(surprise: float) -> float:
-    value = require_finite("surprise", surprise)
+    value = check_finite(surprise, "surprise")
     if not -1.0 <= value <= 1.0:
         raise InvalidInputError(f"surprise must be within -1..1, got {surprise}")
     return value
@@ -56,9 +56,9 @@ def surprise_contribution(
     """Signed contribution (-1..1) of one observation's prediction error."""
     if sign not in (1, -1):
         raise InvalidInputError(f"sign must be +1 or -1, got {sign!r}")
-    error = require_finite("prediction_error", prediction_error)
-    scale = require_positive("error_scale", error_scale)
-    trust = 1.0 if confidence is None else _clamp(require_finite("confidence", confidence), 0, 1)
+    error = check_finite(prediction_error, "prediction_error")
+    scale = check_positive(error_scale, "error_scale")
+    trust = 1.0 if confidence is None else _clamp(check_finite(confidence, "confidence"), 0, 1)
     return sign * _clamp(error / scale, 0.0, 1.0) * trust
 
 
@@ -67,20 +67,20 @@ def update_surprise(
 ) -> float:
     """Next surprise state ``clamp(m δ + (1 - m) c, -1, 1)``."""
     state = _check_state(surprise)
-    m = require_finite("momentum", momentum)
+    m = check_finite(momentum, "momentum")
     if not 0.0 <= m <= 1.0:
         raise InvalidInputError(f"momentum must be within 0..1, got {momentum}")
-    return _clamp(m * state + (1.0 - m) * require_finite("contribution", contribution), -1, 1)
+    return _clamp(m * state + (1.0 - m) * check_finite(contribution, "contribution"), -1, 1)
 
 
 def surprise_boost(score: float, surprise: float) -> float:
     """Retrieval score adjusted by surprise: ``max(0, score (1 + 0.1 δ))``."""
-    return max(0.0, require_finite("score", score) * (1.0 + _BOOST_SCALE * _check_state(surprise)))
+    return max(0.0, check_finite(score, "score") * (1.0 + _BOOST_SCALE * _check_state(surprise)))
 
 
 def shrink_interval(base_interval: float, surprise: float) -> float:
     """Review interval shortened by |surprise|: ``base · max(0.2, 1 - 0.2 |δ|)``."""
-    base = require_finite("base_interval", base_interval)
+    base = check_finite(base_interval, "base_interval")
     if base < 0:
         raise InvalidInputError(f"base_interval must be >= 0, got {base_interval}")
     factor = max(_MIN_INTERVAL_FACTOR, 1.0 - _SHRINK_SCALE * abs(_check_state(surprise)))

@@ -12,6 +12,9 @@ German:
   "first/last/earliest/latest" / "erste/letzte/zuerst/zuletzt" 0.85;
 - duration route: "how long" / "wie lange" 0.95.
 
+:func:`relative_direction` names the relative cue of a question and the event after it
+("after the concert" -> ``("after", "the concert")``), for ordering memories in time.
+
 A route's confidence is ``1 - Π(1 - c)`` over its matched cues. :func:`fuse_routes` scores
 each item ``Σ confidence_route / (60 + rank + 1)`` (rank from 0) and multiplies by 1.2 when
 two or more routes returned it.
@@ -28,19 +31,21 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from zenbrain.algorithms._validation import require_positive, require_unit
-from zenbrain.algorithms.text_folding import fold_text
+from zenbrain._validation import check_positive, check_text, check_unit
 from zenbrain.errors import InvalidInputError
+from zenbrain.text import fold
 
 __all__ = [
     "MULTI_ROUTE_BONUS",
     "RRF_K",
     "FusedItem",
+    "RelativeDirection",
     "TemporalCue",
     "TemporalQuery",
     "TemporalRoute",
     "detect_temporal_routes",
     "fuse_routes",
+    "relative_direction",
     "run_temporal_multi_route",
 ]
 
@@ -96,7 +101,7 @@ def detect_temporal_routes(query: str) -> TemporalQuery:
     """Temporal cues in ``query`` (English or German) and each route's confidence."""
     if not isinstance(query, str):
         raise InvalidInputError(f"query must be a str, got {type(query).__name__}")
-    folded = " ".join(fold_text(query).split())
+    folded = " ".join(fold(query).split())
     cues: list[TemporalCue] = []
     remaining: dict[TemporalRoute, float] = {}
     for pattern, route, confidence in _CUES:
@@ -114,14 +119,14 @@ def fuse_routes(
     multi_route_bonus: float = MULTI_ROUTE_BONUS,
 ) -> list[FusedItem]:
     """Reciprocal-rank fusion weighted by route confidence, best first."""
-    require_positive("k", k)
-    bonus = require_positive("multi_route_bonus", multi_route_bonus)
+    check_positive(k, "k")
+    bonus = check_positive(multi_route_bonus, "multi_route_bonus")
     scores: dict[str, float] = {}
     seen_in: dict[str, list[str]] = {}
     for route, items in route_results.items():
         if route not in route_confidences:
             raise InvalidInputError(f"no confidence given for route {route!r}")
-        confidence = require_unit(f"confidence of {route!r}", route_confidences[route])
+        confidence = check_unit(route_confidences[route], f"confidence of {route!r}")
         for rank, item in enumerate(dict.fromkeys(items)):
             scores[item] = scores.get(item, 0.0) + confidence / (k + rank + 1)
             seen_in.setdefault(item, []).append(route)
@@ -150,3 +155,35 @@ def run_temporal_multi_route(
             results[route] = list(retrievers[route](query))
             confidences[route] = confidence
     return fuse_routes(results, confidences)
+
+
+_BEFORE: Final = frozenset({"before", "bevor", "vorher", "zuvor"})
+_AFTER: Final = frozenset({"after", "nachdem", "danach"})
+_EARLIEST: Final = frozenset(
+    {"first", "earliest", "erste", "erster", "ersten", "erstes", "erstem", "zuerst"}
+)
+_LATEST: Final = frozenset(
+    {"last", "latest", "letzte", "letzter", "letzten", "letztes", "letztem", "zuletzt"}
+)
+
+RelativeDirection = Literal["before", "after", "earliest", "latest"]
+
+
+def relative_direction(query: str) -> tuple[RelativeDirection, str] | None:
+    """The relative cue of ``query`` and the text after it ("after the concert" ->
+    ("after", "the concert")), or None."""
+    words = fold(check_text(query, "query")).split()
+    for position, raw in enumerate(words):
+        word = raw.strip(".,;:!?\"'()")
+        direction: RelativeDirection | None = None
+        if word in _BEFORE:
+            direction = "before"
+        elif word in _AFTER:
+            direction = "after"
+        elif word in _EARLIEST:
+            direction = "earliest"
+        elif word in _LATEST:
+            direction = "latest"
+        if direction is not None:
+            return direction, " ".join(words[position + 1 :])
+    return None

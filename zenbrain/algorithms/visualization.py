@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from zenbrain.algorithms._validation import require_finite, require_positive
+from zenbrain._validation import check_finite, check_positive
 from zenbrain.algorithms.fsrs_math import (
     TARGET_RETENTION,
     difficulty_after_review,
@@ -88,8 +88,8 @@ def retention_curve(
     points_per_day: int = 1,
 ) -> list[CurvePoint]:
     """Retention from day 0 to ``days`` inclusive, ``points_per_day`` samples per day."""
-    current = require_positive("stability", stability)
-    emotion = require_finite("emotional_multiplier", emotional_multiplier)
+    current = check_positive(stability, "stability")
+    emotion = check_finite(emotional_multiplier, "emotional_multiplier")
     current *= max(1.0, min(_MAX_EMOTIONAL_MULTIPLIER, emotion))
     if isinstance(days, bool) or not isinstance(days, int) or days < 0:
         raise InvalidInputError(f"days must be an int >= 0, got {days!r}")
@@ -98,7 +98,7 @@ def retention_curve(
     pending = sorted(reviews, key=lambda mark: mark.day)
     for mark in pending:
         _check_grade(mark.grade)
-        if require_finite("review day", mark.day) < 0:
+        if check_finite(mark.day, "review day") < 0:
             raise InvalidInputError(f"review day must be >= 0, got {mark.day}")
     points: list[CurvePoint] = []
     last_review_day = 0.0
@@ -121,7 +121,7 @@ def schedule_timeline(
     target_retention: float = TARGET_RETENTION,
 ) -> list[ScheduledReview]:
     """Reviews held whenever retrievability reaches ``target_retention``, one per grade."""
-    stability = require_positive("initial_stability", initial_stability)
+    stability = check_positive(initial_stability, "initial_stability")
     current_difficulty = difficulty
     day = 0.0
     timeline: list[ScheduledReview] = []

@@ -1,2 +1,20 @@
-"""Pure per-layer rules: routing, working-memory slots, core labels, procedures, review
-scheduling, cross-context entities. No database and no clock: "now" is passed in."""
+"""The rules of the seven memory layers, one module per layer, plus routing between them.
+
+Pure functions and small in-process structures: no database and no clock ("now" is passed
+in), so every rule tests on its own. The database side lives in the coordinator's pipelines
+and in :mod:`zenbrain.stages`.
+
+- :mod:`~zenbrain.layers.working`: the slots of the current task (7 ± 2), decaying.
+- :mod:`~zenbrain.layers.short_term`: the conversation window, and which chat turns are
+  worth remembering long-term.
+- :mod:`~zenbrain.layers.episodic`: experiences, their emotional weight, promotion to facts.
+- :mod:`~zenbrain.layers.semantic`: facts, their confidence and relations, FSRS review.
+- :mod:`~zenbrain.layers.procedural`: how-tos, with a running success rate.
+- :mod:`~zenbrain.layers.core`: pinned, labelled blocks that never decay.
+- :mod:`~zenbrain.layers.cross_context`: entity names and when two of them are the same thing.
+- :mod:`~zenbrain.layers.routing`: which layer ``store()`` picks when none is named.
+
+The layer names themselves are :data:`zenbrain.types.ALL_LAYERS`.
+"""
+
+__all__: list[str] = []

@@ -9,15 +9,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from zenbrain.layers.episodic import is_episode
+
 __all__ = [
     "CORE_CONFIDENCE_THRESHOLD",
-    "EPISODE_WEIGHT_THRESHOLD",
     "extract_steps",
     "is_step_like",
     "route",
 ]
 
-EPISODE_WEIGHT_THRESHOLD = 0.5
 CORE_CONFIDENCE_THRESHOLD = 0.9
 
 # Markers that make a whole text a procedure, English and German.
@@ -60,7 +60,7 @@ def route(
     """The layer for ``content``: ``procedural``, ``episodic``, ``core`` or ``semantic``."""
     if steps or is_step_like(content):
         return "procedural"
-    if emotional_weight > EPISODE_WEIGHT_THRESHOLD:
+    if is_episode(emotional_weight):
         return "episodic"
     if confidence is not None and confidence > CORE_CONFIDENCE_THRESHOLD:
         return "core"

@@ -1,8 +1,8 @@
 """A dependency-free embedder built from hashed words and character n-grams.
 
-Each text is folded and tokenised the way the lexical ranking does it (lower case, German
-umlauts transliterated, accents stripped; see :mod:`zenbrain.algorithms.text_folding`). Every
-token adds two things to the vector:
+Each text is folded and split into words the way the lexical ranking does it (lower case,
+German umlauts transliterated, accents stripped; stopwords kept: :func:`zenbrain.text.words`).
+Every token adds two things to the vector:
 
 * the token itself, hashed into one signed bucket with weight 1, and
 * its character 3- and 4-grams (of the token padded as ``<token>``), each hashed into a
@@ -26,13 +26,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from zenbrain.algorithms.text_folding import tokenize
 from zenbrain.providers._vectors import (
     EmbeddingMatrix,
     as_text_list,
     check_dimension,
     l2_normalise_rows,
 )
+from zenbrain.text import words
 
 __all__ = ["HashingEmbedder"]
 
@@ -89,7 +89,7 @@ class HashingEmbedder:
         return l2_normalise_rows(matrix)
 
     def _add_features(self, vector: np.ndarray, text: str) -> None:
-        for token in tokenize(text):
+        for token in words(text):
             self._add(vector, f"w:{token}", 1.0)
             grams = _char_ngrams(token)
             # Scale so a token's n-grams weigh about as much as the token, however long it is.

@@ -1,16 +1,9 @@
 """Bayesian confidence: facts that support or contradict each other update each other.
 
 When a semantic fact is stored, the stored facts sharing its words (found through the
-lexical index, at most ``candidates``) are compared with it, negation cues removed
-(:func:`zenbrain.algorithms.similarity.strip_negation` and
-:func:`~zenbrain.algorithms.similarity.detect_negation`), as the Jaccard index of their
-content words (:func:`zenbrain.text.tokenize`, so "do"/"does"/"the" do not count):
-
-- exactly one of the two negated and similarity >= ``contradiction_threshold`` (0.5):
-  the facts *contradict* each other ("The server is running" / "The server is not
-  running");
-- the same polarity and similarity >= ``support_threshold`` (0.8): they *support* each
-  other.
+lexical index, at most ``candidates``) are compared with it by the semantic layer's rule
+(:func:`zenbrain.layers.semantic.relate_facts`: supports at a similarity of 0.8 or more,
+contradicts when exactly one of the two is negated and the similarity is 0.5 or more).
 
 Both directions are stored in ``zb_fact_relations`` with the similarity as weight; nothing
 is overwritten or deleted. The confidence each fact had when it was first related is kept
@@ -28,9 +21,15 @@ from typing import Final
 
 from sqlalchemy import Connection, insert, or_, select, update
 
+from zenbrain._validation import check_int, check_positive_fraction
 from zenbrain.algorithms.bayesian import Relation, propagate_confidence
-from zenbrain.algorithms.similarity import detect_negation, strip_negation
-from zenbrain.errors import InvalidInputError
+from zenbrain.algorithms.similarity import strip_negation
+from zenbrain.layers.semantic import (
+    CONTRADICTION_THRESHOLD,
+    DEFAULT_FACT_CONFIDENCE,
+    SUPPORT_THRESHOLD,
+    relate_facts,
+)
 from zenbrain.stages.base import (
     RecallRequest,
     Stage,
@@ -44,29 +43,9 @@ from zenbrain.storage.timestamps import to_db
 from zenbrain.text import tokenize
 from zenbrain.types import RecallResult
 
-__all__ = ["ConfidenceStage", "compare_facts"]
+__all__ = ["ConfidenceStage"]
 
-SUPPORT_THRESHOLD: Final = 0.8
-CONTRADICTION_THRESHOLD: Final = 0.5
 _MAX_COMPONENT: Final = 200
-
-
-def compare_facts(a: str, b: str) -> tuple[str | None, float]:
-    """("supports" | "contradicts" | None, similarity) for two fact texts, with the
-    default thresholds."""
-    return _relation(a, b, SUPPORT_THRESHOLD, CONTRADICTION_THRESHOLD)
-
-
-def _relation(
-    a: str, b: str, support_threshold: float, contradiction_threshold: float
-) -> tuple[str | None, float]:
-    left, right = set(tokenize(strip_negation(a))), set(tokenize(strip_negation(b)))
-    if not left or not right:
-        return None, 0.0
-    similarity = len(left & right) / len(left | right)
-    if detect_negation(a).negated != detect_negation(b).negated:
-        return ("contradicts" if similarity >= contradiction_threshold else None), similarity
-    return ("supports" if similarity >= support_threshold else None), similarity
 
 
 class ConfidenceStage(Stage):
@@ -81,17 +60,11 @@ class ConfidenceStage(Stage):
         contradiction_threshold: float = CONTRADICTION_THRESHOLD,
         candidates: int = 20,
     ) -> None:
-        for label, value in (
-            ("support_threshold", support_threshold),
-            ("contradiction_threshold", contradiction_threshold),
-        ):
-            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
-                raise InvalidInputError(f"{label} must be a number in (0, 1], got {value!r}")
-        if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
-            raise InvalidInputError(f"candidates must be a positive integer, got {candidates!r}")
-        self.support_threshold = float(support_threshold)
-        self.contradiction_threshold = float(contradiction_threshold)
-        self.candidates = candidates
+        self.support_threshold = check_positive_fraction(support_threshold, "support_threshold")
+        self.contradiction_threshold = check_positive_fraction(
+            contradiction_threshold, "contradiction_threshold"
+        )
+        self.candidates = check_int(candidates, "candidates", 1, 10_000)
 
     def __repr__(self) -> str:
         return (
@@ -127,11 +100,11 @@ class ConfidenceStage(Stage):
                 )
             ).all()
             for row in rows:
-                relation, similarity = _relation(
+                relation, similarity = relate_facts(
                     memory.content,
                     row.content,
-                    self.support_threshold,
-                    self.contradiction_threshold,
+                    support_threshold=self.support_threshold,
+                    contradiction_threshold=self.contradiction_threshold,
                 )
                 if relation is None:
                     continue
@@ -182,7 +155,9 @@ class ConfidenceStage(Stage):
             component |= reached
         members = list(component)[:_MAX_COMPONENT]
         current = {
-            int(row.pk): float(row.confidence if row.confidence is not None else 0.7)
+            int(row.pk): float(
+                row.confidence if row.confidence is not None else DEFAULT_FACT_CONFIDENCE
+            )
             for row in conn.execute(
                 select(memories.c.pk, memories.c.confidence).where(
                     memories.c.namespace == namespace, memories.c.pk.in_(members)

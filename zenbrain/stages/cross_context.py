@@ -1,7 +1,8 @@
-"""The cross-context layer: one entity seen in several domains, linked.
+"""The cross-context layer in the database: one entity seen in several domains, linked.
 
-On store, entity names are extracted from the content
-(:mod:`zenbrain.stages.entity_extraction`) and recorded once per (namespace, context, key)
+The rules (which names a text mentions, when two names are the same thing) are
+:mod:`zenbrain.layers.cross_context`. On store, entity names are extracted from the content
+and recorded once per (namespace, context, key)
 in ``zb_entities``, with a row in ``zb_entity_mentions`` per memory. A memory without a
 context files its entities under the empty context ``""``.
 
@@ -23,12 +24,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Final
 
 from sqlalchemy import Connection, and_, delete, func, insert, or_, select
 from sqlalchemy.orm import aliased
 
-from zenbrain.errors import InvalidInputError
+from zenbrain._validation import check_positive_fraction
+from zenbrain.layers.cross_context import (
+    FOLLOW_WEIGHT,
+    LINK_THRESHOLD,
+    UNSCOPED,
+    extract_entities,
+    key_similarity,
+    key_words,
+)
 from zenbrain.stages.base import (
     RecallRequest,
     Stage,
@@ -37,31 +45,11 @@ from zenbrain.stages.base import (
     with_metadata,
 )
 from zenbrain.stages.cleanup import delete_orphan_entities
-from zenbrain.stages.entity_extraction import entity_key, extract_entities, key_words
 from zenbrain.storage.schema import entities, entity_links, entity_mentions, memories
 from zenbrain.storage.timestamps import to_db
-from zenbrain.types import RecallResult
+from zenbrain.types import SEARCHED_LAYERS, RecallResult
 
-__all__ = [
-    "LINK_THRESHOLD",
-    "CrossContextStage",
-    "MergeCandidate",
-    "merge_candidates",
-    "name_similarity",
-]
-
-LINK_THRESHOLD: Final = 0.7
-FOLLOW_WEIGHT: Final = 0.5
-_FOLLOWED_LAYERS: Final = ("episodic", "semantic", "procedural")
-UNSCOPED: Final = ""
-
-
-def name_similarity(a: str, b: str) -> float:
-    """Word-Jaccard similarity of two entity names (folded, so case and umlauts agree)."""
-    left, right = key_words(entity_key(a)), key_words(entity_key(b))
-    if not left or not right:
-        return 0.0
-    return len(left & right) / len(left | right)
+__all__ = ["CrossContextStage", "MergeCandidate", "merge_candidates"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +77,9 @@ class CrossContextStage(Stage):
         follow_links: bool = True,
         follow_weight: float = FOLLOW_WEIGHT,
     ) -> None:
-        for label, value in (("link_threshold", link_threshold), ("follow_weight", follow_weight)):
-            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
-                raise InvalidInputError(f"{label} must be a number in (0, 1], got {value!r}")
-        self.link_threshold = float(link_threshold)
+        self.link_threshold = check_positive_fraction(link_threshold, "link_threshold")
         self.follow_links = bool(follow_links)
-        self.follow_weight = float(follow_weight)
+        self.follow_weight = check_positive_fraction(follow_weight, "follow_weight")
 
     def __repr__(self) -> str:
         return (
@@ -194,8 +179,7 @@ class CrossContextStage(Stage):
             )
         ).all()
         for row in rows:
-            other_words = key_words(row.key)
-            similarity = len(words & other_words) / len(words | other_words)
+            similarity = key_similarity(words, key_words(row.key))
             if similarity < self.link_threshold:
                 continue
             a, b = sorted((entity_pk, int(row.pk)))
@@ -225,7 +209,7 @@ class CrossContextStage(Stage):
     ) -> list[RecallResult]:
         if not self.follow_links or request.context is not None or not results:
             return results
-        layers = [layer for layer in request.layers if layer in _FOLLOWED_LAYERS]
+        layers = [layer for layer in request.layers if layer in SEARCHED_LAYERS]
         if not layers:
             return results
         # Links join entities of configured contexts only, and an entity has the context
@@ -233,7 +217,7 @@ class CrossContextStage(Stage):
         seeds = [
             r
             for r in results[: request.limit]
-            if r.layer in _FOLLOWED_LAYERS and r.metadata.get("context") in scope.contexts
+            if r.layer in SEARCHED_LAYERS and r.metadata.get("context") in scope.contexts
         ]
         if not seeds:
             return results

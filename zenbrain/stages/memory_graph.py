@@ -5,7 +5,7 @@
   (:func:`zenbrain.algorithms.hebbian.strengthen`; a new edge starts at 1.0 and becomes
   1.09). Edges live in ``zb_memory_edges``, one row per unordered pair.
 - During recall, activation spreads from the matched memories over the graph: personalised
-  PageRank (:mod:`zenbrain.algorithms.personalized_pagerank`) restarting at the first
+  PageRank (:mod:`zenbrain.algorithms.pagerank`) restarting at the first
   ``seeds`` matches, weighted by their scores, over their neighbourhood up to two hops.
   A neighbour that did not match gets the score
   ``spread_weight * best score * min(1, its PageRank / the best seed's PageRank)`` and
@@ -23,26 +23,19 @@ from typing import Final
 
 from sqlalchemy import Connection, delete, insert, or_, select, update
 
+from zenbrain._validation import check_int, check_positive_fraction
 from zenbrain.algorithms.hebbian import NEUTRAL_WEIGHT, decay, strengthen
 from zenbrain.algorithms.hebbian import generate_pairs as hebbian_pairs
-from zenbrain.algorithms.personalized_pagerank import personalized_pagerank, undirected_to_directed
-from zenbrain.errors import InvalidInputError
+from zenbrain.algorithms.pagerank import personalized_pagerank, undirected_to_directed
 from zenbrain.stages.base import RecallRequest, Stage, StageScope, pks_of, with_metadata
 from zenbrain.storage.schema import memory_edges
 from zenbrain.storage.timestamps import to_db
-from zenbrain.types import RecallResult
+from zenbrain.types import SEARCHED_LAYERS, RecallResult
 
 __all__ = ["MemoryGraphStage"]
 
-_GRAPH_LAYERS: Final = ("episodic", "semantic", "procedural")
 _MAX_NODES: Final = 500
 _SECONDS_PER_DAY: Final = 86_400.0
-
-
-def _check_size(label: str, value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100:
-        raise InvalidInputError(f"{label} must be an integer from 1 to 100, got {value!r}")
-    return value
 
 
 class MemoryGraphStage(Stage):
@@ -54,15 +47,9 @@ class MemoryGraphStage(Stage):
     def __init__(
         self, *, coactivation_size: int = 5, seeds: int = 5, spread_weight: float = 0.5
     ) -> None:
-        self.coactivation_size = _check_size("coactivation_size", coactivation_size)
-        self.seeds = _check_size("seeds", seeds)
-        if (
-            isinstance(spread_weight, bool)
-            or not isinstance(spread_weight, int | float)
-            or not 0 < spread_weight <= 1
-        ):
-            raise InvalidInputError(f"spread_weight must be in (0, 1], got {spread_weight!r}")
-        self.spread_weight = float(spread_weight)
+        self.coactivation_size = check_int(coactivation_size, "coactivation_size", 1, 100)
+        self.seeds = check_int(seeds, "seeds", 1, 100)
+        self.spread_weight = check_positive_fraction(spread_weight, "spread_weight")
 
     def __repr__(self) -> str:
         return (
@@ -78,7 +65,7 @@ class MemoryGraphStage(Stage):
         request: RecallRequest,
         results: Sequence[RecallResult],
     ) -> None:
-        active = [r.id for r in results if r.score > 0 and r.layer in _GRAPH_LAYERS][
+        active = [r.id for r in results if r.score > 0 and r.layer in SEARCHED_LAYERS][
             : self.coactivation_size
         ]
         if len(active) < 2:
@@ -148,8 +135,8 @@ class MemoryGraphStage(Stage):
         request: RecallRequest,
         results: list[RecallResult],
     ) -> list[RecallResult]:
-        layers = {layer for layer in request.layers if layer in _GRAPH_LAYERS}
-        seeds = [r for r in results if r.score > 0 and r.layer in _GRAPH_LAYERS][: self.seeds]
+        layers = {layer for layer in request.layers if layer in SEARCHED_LAYERS}
+        seeds = [r for r in results if r.score > 0 and r.layer in SEARCHED_LAYERS][: self.seeds]
         if not seeds or not layers:
             return results
         pk_of = pks_of(conn, scope.namespace, [r.id for r in seeds])

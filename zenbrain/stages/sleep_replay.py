@@ -18,13 +18,13 @@ from typing import Final
 
 from sqlalchemy import Connection, insert, select, update
 
+from zenbrain._validation import check_duration, check_int
 from zenbrain.algorithms.sleep_consolidation import (
     MAX_REPLAYS,
     ReplayCandidate,
     replay,
     select_for_replay,
 )
-from zenbrain.errors import InvalidInputError
 from zenbrain.stages.base import Stage, StageScope
 from zenbrain.storage.schema import fact_replays, facts, memories
 from zenbrain.storage.timestamps import to_db
@@ -50,14 +50,9 @@ class SleepReplayStage(Stage):
         min_interval: timedelta = timedelta(hours=20),
         pool: int = _DEFAULT_POOL,
     ) -> None:
-        for label, value in (("limit", limit), ("pool", pool)):
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100_000:
-                raise InvalidInputError(f"{label} must be a positive integer, got {value!r}")
-        if not isinstance(min_interval, timedelta) or min_interval < timedelta(0):
-            raise InvalidInputError(f"min_interval must be a timedelta >= 0, got {min_interval!r}")
-        self.limit = limit
-        self.min_interval = min_interval
-        self.pool = pool
+        self.limit = check_int(limit, "limit", 1, 100_000)
+        self.min_interval = check_duration(min_interval, "min_interval")
+        self.pool = check_int(pool, "pool", 1, 100_000)
 
     def __repr__(self) -> str:
         return (

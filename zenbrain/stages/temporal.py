@@ -1,7 +1,8 @@
 """Temporal routing: "before / after / first / last" questions ordered by the memories' time.
 
 The query's temporal cues are detected by
-:func:`zenbrain.algorithms.temporal_routing.detect_temporal_routes` (English and German).
+:func:`zenbrain.algorithms.temporal_routing.detect_temporal_routes` and
+:func:`~zenbrain.algorithms.temporal_routing.relative_direction` (English and German).
 Only the *relative* route changes recall, using each memory's ``created_at``:
 
 - "before X" / "after X" (bevor, nachdem, vorher, danach, zuvor): the anchor is the match
@@ -22,52 +23,23 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Final, Literal
 
 from sqlalchemy import Connection, select
 
-from zenbrain.algorithms.temporal_routing import detect_temporal_routes
-from zenbrain.errors import InvalidInputError
+from zenbrain._validation import check_int, check_positive_fraction
+from zenbrain.algorithms.temporal_routing import (
+    RelativeDirection,
+    detect_temporal_routes,
+    relative_direction,
+)
 from zenbrain.ranking import lexical_score
 from zenbrain.stages.base import RecallRequest, Stage, StageScope, pks_of, with_metadata
 from zenbrain.storage.schema import memories
 from zenbrain.storage.timestamps import to_db
-from zenbrain.text import content_tokens, fold, tokenize
-from zenbrain.types import RecallResult
+from zenbrain.text import content_tokens, tokenize
+from zenbrain.types import SEARCHED_LAYERS, RecallResult
 
-__all__ = ["TemporalStage", "relative_direction"]
-
-_TIMED_LAYERS: Final = ("episodic", "semantic", "procedural")
-_BEFORE: Final = frozenset({"before", "bevor", "vorher", "zuvor"})
-_AFTER: Final = frozenset({"after", "nachdem", "danach"})
-_EARLIEST: Final = frozenset(
-    {"first", "earliest", "erste", "erster", "ersten", "erstes", "erstem", "zuerst"}
-)
-_LATEST: Final = frozenset(
-    {"last", "latest", "letzte", "letzter", "letzten", "letztes", "letztem", "zuletzt"}
-)
-
-Direction = Literal["before", "after", "earliest", "latest"]
-
-
-def relative_direction(query: str) -> tuple[Direction, str] | None:
-    """The relative cue of ``query`` and the text after it ("after the concert" ->
-    ("after", "the concert")), or None."""
-    words = fold(query).split()
-    for position, raw in enumerate(words):
-        word = raw.strip(".,;:!?\"'()")
-        direction: Direction | None = None
-        if word in _BEFORE:
-            direction = "before"
-        elif word in _AFTER:
-            direction = "after"
-        elif word in _EARLIEST:
-            direction = "earliest"
-        elif word in _LATEST:
-            direction = "latest"
-        if direction is not None:
-            return direction, " ".join(words[position + 1 :])
-    return None
+__all__ = ["TemporalStage"]
 
 
 def _aware(moment: datetime | None) -> datetime:
@@ -82,12 +54,8 @@ class TemporalStage(Stage):
     name = "temporal"
 
     def __init__(self, *, weight: float = 0.5, neighbours: int = 3) -> None:
-        if isinstance(weight, bool) or not isinstance(weight, int | float) or not 0 < weight <= 1:
-            raise InvalidInputError(f"weight must be a number in (0, 1], got {weight!r}")
-        if isinstance(neighbours, bool) or not isinstance(neighbours, int) or neighbours < 0:
-            raise InvalidInputError(f"neighbours must be an integer >= 0, got {neighbours!r}")
-        self.weight = float(weight)
-        self.neighbours = neighbours
+        self.weight = check_positive_fraction(weight, "weight")
+        self.neighbours = check_int(neighbours, "neighbours", 0, 1_000)
 
     def __repr__(self) -> str:
         return f"TemporalStage(weight={self.weight}, neighbours={self.neighbours})"
@@ -133,7 +101,7 @@ class TemporalStage(Stage):
         scope: StageScope,
         request: RecallRequest,
         results: list[RecallResult],
-        direction: Direction,
+        direction: RelativeDirection,
         event: str,
         strength: float,
     ) -> list[RecallResult]:
@@ -145,9 +113,9 @@ class TemporalStage(Stage):
             (lexical_score(event_terms, content_tokens(r.content), weights), r) for r in results
         ]
         best, anchor = max(coverage, key=lambda item: (item[0], item[1].score))
-        if best <= 0 or anchor.layer not in _TIMED_LAYERS or anchor.created_at is None:
+        if best <= 0 or anchor.layer not in SEARCHED_LAYERS or anchor.created_at is None:
             return results
-        layers = [layer for layer in request.layers if layer in _TIMED_LAYERS]
+        layers = [layer for layer in request.layers if layer in SEARCHED_LAYERS]
         anchor_pk = pks_of(conn, scope.namespace, [anchor.id]).get(anchor.id)
         if anchor_pk is None or not layers:
             return results

@@ -13,35 +13,17 @@ from sqlalchemy import Connection, Engine, create_engine, select
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
+from zenbrain.config import DEFAULT_DB, resolve_location
 from zenbrain.errors import DatabaseNotWritableError, SchemaVersionError, StorageError
 from zenbrain.storage.indexes import LexicalIndex, VectorIndex
 from zenbrain.storage.schema import SCHEMA_VERSION, meta, metadata
 
 __all__ = ["DEFAULT_DB", "Database", "resolve_location"]
 
-DEFAULT_DB = "./zenbrain.db"
 _PATH_ADVICE = (
     "Set ZENBRAIN_DB (or pass db=) to an absolute path or one starting with ~/, "
     "for example ~/.zenbrain/memory.db."
 )
-
-
-def resolve_location(db: str | os.PathLike[str] | None) -> tuple[str, Path | None]:
-    """The SQLAlchemy URL for ``db`` and, for a SQLite file, its absolute path.
-
-    ``None`` means the ``ZENBRAIN_DB`` environment variable, else ``./zenbrain.db``. A leading
-    ``~/`` is the home directory; a relative path is relative to the working directory.
-    """
-    raw = os.fspath(db) if db is not None else os.environ.get("ZENBRAIN_DB") or DEFAULT_DB
-    if not isinstance(raw, str) or not raw.strip():
-        raise StorageError(f"the database location must be a non-empty path or URL, got {raw!r}")
-    raw = raw.strip()
-    if raw == ":memory:":
-        return "sqlite://", None
-    if "://" in raw:
-        return raw, None
-    path = Path(os.path.expanduser(raw)).resolve()
-    return f"sqlite:///{path}", path
 
 
 def _prepare_file(path: Path) -> None:

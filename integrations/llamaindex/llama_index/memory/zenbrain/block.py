@@ -10,7 +10,7 @@ from llama_index.core.memory.memory import BaseMemoryBlock
 from llama_index.core.utils import get_tokenizer
 
 from zenbrain import MemoryCoordinator
-from zenbrain.types import CoreBlock, RecallResult
+from zenbrain.types import SEARCHED_LAYERS, CoreBlock, RecallResult
 
 __all__ = ["CORE_HEADING", "RECALLED_HEADING", "ZenBrainMemoryBlock"]
 
@@ -94,7 +94,7 @@ class ZenBrainMemoryBlock(BaseMemoryBlock[str]):
 
     def _recall_layers(self) -> list[str]:
         if self.layers is None:
-            return ["episodic", "semantic", "procedural"]
+            return list(SEARCHED_LAYERS)
         # Core blocks already lead the text; recalling them again would repeat them.
         chosen = [layer for layer in self.layers if not (self.include_core and layer == "core")]
         return chosen or list(self.layers)

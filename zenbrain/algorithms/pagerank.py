@@ -20,7 +20,7 @@ from typing import Final, Generic, TypeVar
 
 import numpy as np
 
-from zenbrain.algorithms._validation import require_finite, require_positive, require_unit
+from zenbrain._validation import check_finite, check_positive, check_unit
 from zenbrain.errors import InvalidInputError
 
 __all__ = [
@@ -66,8 +66,8 @@ def personalized_pagerank(
     index = {node: i for i, node in enumerate(nodes)}
     if len(index) != len(nodes):
         raise InvalidInputError("nodes must be unique")
-    alpha = require_unit("alpha", alpha)
-    tolerance = require_positive("tolerance", tolerance)
+    alpha = check_unit(alpha, "alpha")
+    tolerance = check_positive(tolerance, "tolerance")
     if max_iterations < 1:
         raise InvalidInputError(f"max_iterations must be >= 1, got {max_iterations}")
 
@@ -75,7 +75,7 @@ def personalized_pagerank(
     for node, weight in seeds.items():
         if node not in index:
             raise InvalidInputError(f"seed {node!r} is not a node")
-        if require_finite("seed weight", weight) < 0:
+        if check_finite(weight, "seed weight") < 0:
             raise InvalidInputError(f"seed weights must be >= 0, got {weight}")
         restart[index[node]] += weight
     if restart.sum() <= 0:
@@ -86,7 +86,7 @@ def personalized_pagerank(
     for a, b, weight in edges:
         if a not in index or b not in index:
             raise InvalidInputError(f"edge ({a!r}, {b!r}) refers to an unknown node")
-        w = require_finite("edge weight", weight)
+        w = check_finite(weight, "edge weight")
         if w < 0:
             raise InvalidInputError(f"edge weights must be >= 0, got {weight}")
         if w > 0:

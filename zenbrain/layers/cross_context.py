@@ -1,5 +1,14 @@
-"""Finding entity names (people, places, organisations, projects) in English and German text.
+"""The cross-context layer's rules: which names a text mentions and when two names of
+different contexts are the same thing. The database side (entities, mentions and links per
+namespace, link following on recall) is :mod:`zenbrain.stages.cross_context`.
 
+Linking. Two entities of two different configured contexts are linked when the
+word-Jaccard similarity of their keys (:func:`name_similarity`) is at least
+:data:`LINK_THRESHOLD` (0.7); a recalled memory then brings along the memories that mention
+a linked entity, scored ``FOLLOW_WEIGHT * similarity * the memory's score``. An entity of a
+memory without a context is filed under :data:`UNSCOPED`.
+
+Entity extraction: people, places, organisations and projects in English and German text.
 A deliberately small heuristic, no model: an entity is a run of capitalised words.
 
 - Runs: consecutive capitalised words separated only by spaces; a lower-case particle
@@ -33,8 +42,22 @@ from typing import Final
 
 from zenbrain.text import fold
 
-__all__ = ["MAX_ENTITIES_PER_TEXT", "Entity", "entity_key", "extract_entities", "key_words"]
+__all__ = [
+    "FOLLOW_WEIGHT",
+    "LINK_THRESHOLD",
+    "MAX_ENTITIES_PER_TEXT",
+    "UNSCOPED",
+    "Entity",
+    "entity_key",
+    "extract_entities",
+    "key_similarity",
+    "key_words",
+    "name_similarity",
+]
 
+LINK_THRESHOLD: Final = 0.7
+FOLLOW_WEIGHT: Final = 0.5
+UNSCOPED: Final = ""
 MAX_ENTITIES_PER_TEXT: Final = 50
 MAX_NAME_LENGTH: Final = 200
 
@@ -118,6 +141,18 @@ def key_words(key: str) -> frozenset[str]:
 def entity_key(name: str) -> str:
     """The folded, space-joined words of ``name``."""
     return " ".join(_KEY_WORD.findall(fold(name)))
+
+
+def key_similarity(left: frozenset[str], right: frozenset[str]) -> float:
+    """Word-Jaccard similarity of two entity keys' words (0 when either has none)."""
+    if not left or not right:
+        return 0.0
+    return len(left & right) / len(left | right)
+
+
+def name_similarity(a: str, b: str) -> float:
+    """Word-Jaccard similarity of two entity names (folded, so case and umlauts agree)."""
+    return key_similarity(key_words(entity_key(a)), key_words(entity_key(b)))
 
 
 def _is_capitalised(word: str) -> bool:
