@@ -10,6 +10,7 @@ with a note.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import sqlite3
@@ -222,8 +223,8 @@ def available(peer: str) -> str | None:
     module = {"chroma": "chromadb", "mem0": "mem0", "bm25s": "bm25s"}.get(peer)
     if module is None:
         return None
-    try:
-        __import__(module)
-    except ImportError as exc:
-        return f"{peer} is not installed ({exc}); pip install -r benchmarks/requirements-scale.txt"
+    # Looked up, not imported: importing would start their telemetry threads in the
+    # parent, and every measurement is a fork of it.
+    if importlib.util.find_spec(module) is None:
+        return f"{peer} is not installed; pip install -r benchmarks/requirements-scale.txt"
     return None

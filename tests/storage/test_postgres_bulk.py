@@ -85,3 +85,19 @@ def test_deferred_hnsw_rejects_a_malformed_memory_setting(pg_url: str) -> None:
         deferred_hnsw(memory.database.engine, maintenance_work_mem="1GB; DROP TABLE x"),
     ):
         pass
+
+
+def test_opening_does_not_create_an_installed_extension(pg_url: str) -> None:
+    """A read-only session (as on a replica) can open the engine once pgvector exists."""
+    from zenbrain.storage.postgres import open_postgres
+
+    with MemoryCoordinator(pg_url):
+        pass  # installs the extension and the schema
+    separator = "&" if "?" in pg_url else "?"
+    read_only = f"{pg_url}{separator}options=-c%20default_transaction_read_only%3Don"
+    engine, _, _ = open_postgres(read_only)
+    try:
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("SHOW default_transaction_read_only").scalar() == "on"
+    finally:
+        engine.dispose()

@@ -47,7 +47,13 @@ def open_postgres(url: str) -> tuple[Engine, PostgresLexicalIndex, PostgresVecto
     _send_vectors_in_binary(engine)
     try:
         with engine.begin() as conn:
-            conn.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS vector")
+            # Checked first: a read replica (or a read-only user) may use the extension but
+            # cannot run CREATE EXTENSION, not even with IF NOT EXISTS.
+            installed = conn.exec_driver_sql(
+                "SELECT 1 FROM pg_extension WHERE extname = 'vector'"
+            ).scalar()
+            if not installed:
+                conn.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS vector")
     except Exception as exc:
         engine.dispose()
         raise StorageError(
