@@ -63,6 +63,7 @@ MAX_NAME_LENGTH: Final = 200
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?…:;])\s+|\n+|[\"“”„«»()\[\]]")
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
+_WORD_SPLIT = re.compile(r"([^\W\d_][\w'’\-]*)")  # _WORD, captured: split keeps the words
 _KEY_WORD = re.compile(r"[^\W_]+")
 _POSSESSIVE = re.compile(r"['’]s?$")
 
@@ -161,8 +162,8 @@ def _is_capitalised(word: str) -> bool:
 
 def _looks_german(text: str) -> bool:
     words = _WORD.findall(fold(text))  # fold once: folding is per character anyway
-    german = sum(w in _GERMAN_MARKERS for w in words)
-    english = sum(w in _ENGLISH_MARKERS for w in words)
+    german = sum(map(_GERMAN_MARKERS.__contains__, words))
+    english = sum(map(_ENGLISH_MARKERS.__contains__, words))
     return german > english
 
 
@@ -173,19 +174,14 @@ def _clean(word: str) -> str:
 
 def _runs(sentence: str) -> list[tuple[list[str], int, str | None]]:
     """Capitalised runs of ``sentence``: (words, index of first word, word before it)."""
-    matches = list(_WORD.finditer(sentence))
-    words = [m.group(0) for m in matches]
+    # One split gives the words and what lies between them: [gap, word, gap, word, ..., gap].
+    parts = _WORD_SPLIT.split(sentence)
+    words = parts[1::2]
+    gaps = parts[2::2]  # gaps[i] lies between words[i] and words[i + 1]
     capitalised = [w[0].isupper() for w in words]
     runs: list[tuple[list[str], int, str | None]] = []
-    if not any(capitalised):
+    if True not in capitalised:
         return runs
-    starts = [m.start() for m in matches]
-    ends = [m.end() for m in matches]
-
-    def joined(left: int) -> bool:
-        """Only blanks between word ``left`` and the next one."""
-        return not sentence[ends[left] : starts[left + 1]].strip()
-
     count = len(words)
     i = 0
     while i < count:
@@ -196,7 +192,7 @@ def _runs(sentence: str) -> list[tuple[list[str], int, str | None]]:
         run = [words[i]]
         j = i + 1
         while j < count:
-            if not joined(j - 1):  # punctuation ends a run
+            if gaps[j - 1].strip():  # punctuation ends a run
                 break
             if capitalised[j]:
                 run.append(words[j])
@@ -204,7 +200,7 @@ def _runs(sentence: str) -> list[tuple[list[str], int, str | None]]:
                 continue
             # Particles ("von der") join the run only when a capitalised word follows them.
             k = j
-            while k + 1 < count and words[k].lower() in _PARTICLES and joined(k):
+            while k + 1 < count and words[k].lower() in _PARTICLES and not gaps[k].strip():
                 k += 1
             if k > j and capitalised[k]:
                 run.extend(words[j : k + 1])
