@@ -33,6 +33,7 @@ __all__ = [
     "PREFILTER_CANDIDATES_PER_RESULT",
     "PREFILTER_MIN_ROWS",
     "SqliteVectorIndex",
+    "int8_candidates",
     "quantize_int8",
 ]
 
@@ -130,6 +131,18 @@ class _Rows:
             end = min(self.size, begin + _READ_CHUNK)
             quantized[begin:end] = quantize_int8(self._vectors[begin:end])
         self._vectors = quantized
+
+
+def int8_candidates(rows: np.ndarray, query: np.ndarray, limit: int) -> np.ndarray:
+    """Positions of the int8 ``rows`` closest to ``query`` by cosine, ``2 × limit + 20`` of
+    them (or all rows), from usearch's exact (brute-force) SIMD scan on one thread."""
+    from usearch.index import MetricKind, search
+
+    count = min(len(rows), PREFILTER_CANDIDATES_PER_RESULT * limit + PREFILTER_EXTRA_CANDIDATES)
+    if count <= 0:
+        return np.zeros(0, dtype=np.int64)
+    found = search(rows, quantize_int8(query)[0], count, MetricKind.Cos, exact=True, threads=1)
+    return np.asarray(found.keys, dtype=np.int64)
 
 
 def _top(scores: np.ndarray, limit: int) -> np.ndarray:
@@ -347,19 +360,9 @@ class SqliteVectorIndex:
                 sims = rows @ query
                 top = _top(sims, limit)
                 return [(int(pks[i]), float(sims[i])) for i in top]
-            candidates = self._prefilter(rows, query, limit)
+            candidates = int8_candidates(rows, query, limit)
             chosen = pks[candidates]
         return self.rescore(conn, chosen.tolist(), query, limit)
-
-    @staticmethod
-    def _prefilter(rows: np.ndarray, query: np.ndarray, limit: int) -> np.ndarray:
-        """Positions of the rows closest to ``query`` by int8 cosine, a few times more than
-        ``limit``, from usearch's exact (brute-force) SIMD scan."""
-        from usearch.index import MetricKind, search
-
-        count = min(len(rows), PREFILTER_CANDIDATES_PER_RESULT * limit + PREFILTER_EXTRA_CANDIDATES)
-        found = search(rows, quantize_int8(query)[0], count, MetricKind.Cos, exact=True, threads=1)
-        return np.asarray(found.keys, dtype=np.int64)
 
     def rescore(
         self, conn: Connection, pks: Sequence[int], query: np.ndarray, limit: int
