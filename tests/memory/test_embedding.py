@@ -4,11 +4,12 @@ model bookkeeping and backfill."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pytest
 
-from zenbrain import EmbeddingMismatchError, MemoryCoordinator
+from zenbrain import EmbeddingMismatchError, InvalidInputError, MemoryCoordinator
 from zenbrain.providers import HashingEmbedder
 
 TOPICS = {
@@ -107,3 +108,128 @@ def test_vectors_are_unit_length_in_the_store(tmp_path: object) -> None:
         with memory.database.engine.connect() as conn:
             blob = conn.exec_driver_sql("SELECT vector FROM zb_vectors").scalar_one()
     assert np.linalg.norm(np.frombuffer(blob, dtype=np.float32)) == pytest.approx(1.0)
+
+
+class CountingEmbedder(ConceptEmbedder):
+    """Counts the calibration runs (the first calibration sentence being embedded)."""
+
+    calibrations = 0
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        if any("invoice is due" in text for text in texts):
+            type(self).calibrations += 1
+        return super().embed_documents(texts)
+
+
+def test_calibration_runs_once_per_store_and_model(store_location: str) -> None:
+    CountingEmbedder.calibrations = 0
+    with MemoryCoordinator(store_location, embedder=CountingEmbedder()) as memory:
+        assert CountingEmbedder.calibrations == 1
+        for name in ("a", "b", "c"):
+            view = memory.for_namespace(name)
+            view.store("The automobile is in the garage")
+            assert view.recall("car", layers=["semantic"], min_score=0.01)
+        floor = memory._scope.embedding.similarity_floor  # type: ignore[union-attr]
+    with MemoryCoordinator(store_location, embedder=CountingEmbedder()) as reopened:
+        assert reopened._scope.embedding.similarity_floor == floor  # type: ignore[union-attr]
+        assert reopened.for_namespace("a").recall("car", layers=["semantic"], min_score=0.01)
+    assert CountingEmbedder.calibrations == 1
+
+
+class BadVectors(ConceptEmbedder):
+    """Answers calibration correctly, then returns rows of ``bad`` (or ragged rows)."""
+
+    def __init__(self, bad: object) -> None:
+        self.bad = bad
+
+    def embed_documents(self, texts: Sequence[str]) -> Any:
+        if any("invoice is due" in text for text in texts):
+            return super().embed_documents(texts)
+        if self.bad == "ragged":  # rows of different lengths (one short row for one text)
+            return [[1.0, 0.0, 0.0][: 3 - (i + 1) % 2] for i in range(len(texts))]
+        return [self.bad for _ in texts]
+
+
+BAD_ROWS = [
+    [float("nan"), 0.0, 1.0],
+    [float("inf"), 0.0, 1.0],
+    ["0.1", "0.2", "0.3"],
+    ["a", "b", "c"],
+    [None, 1.0, 1.0],
+]
+
+
+@pytest.mark.parametrize("bad", [*BAD_ROWS, "ragged"])
+def test_bad_vectors_are_refused_and_nothing_is_written(store_location: str, bad: Any) -> None:
+    from zenbrain import ProviderError
+
+    with MemoryCoordinator(store_location, embedder=ConceptEmbedder()) as memory:
+        memory.store("a first, good memory")
+    with MemoryCoordinator(store_location, embedder=BadVectors(bad)) as memory:
+        with pytest.raises(ProviderError):
+            memory.store("a car")
+        with pytest.raises(ProviderError):
+            memory.store_many(["a car", "a banana"])
+        with pytest.raises(ProviderError):
+            memory.set_core_block("persona", "Anna")
+        with pytest.raises(ProviderError):
+            memory.replace({"k": 1}, "a car")
+        assert [r.content for r in memory.find()] == ["a first, good memory"]
+        assert memory.core_blocks() == []
+        assert len(memory.working) == 0  # rejected calls leave no copies either
+
+
+@pytest.mark.parametrize("bad", [*BAD_ROWS, "ragged"])
+def test_bad_calibration_vectors_are_refused_and_do_not_bind(store_location: str, bad: Any) -> None:
+    from zenbrain import ProviderError
+
+    class BadCalibration(ConceptEmbedder):
+        model_id = "broken-model"
+
+        def embed_documents(self, texts: Sequence[str]) -> Any:
+            if bad == "ragged":
+                return [[1.0, 0.0, 0.0], [1.0, 0.0]] + [[0.0, 1.0, 0.0]] * (len(texts) - 2)
+            return [bad for _ in texts]
+
+    with pytest.raises(ProviderError):
+        MemoryCoordinator(store_location, embedder=BadCalibration())
+    with MemoryCoordinator(store_location, embedder=HashingEmbedder(dimension=16)) as memory:
+        memory.store("the store was not bound to the broken model")
+
+
+def test_a_failing_embedder_on_open_does_not_bind_the_store(store_location: str) -> None:
+    from zenbrain import ProviderError
+
+    class Offline(ConceptEmbedder):
+        model_id = "remote-model-v2"
+
+        def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+            raise ConnectionError("the embedding service is unreachable")
+
+    with pytest.raises(ProviderError, match="unreachable"):
+        MemoryCoordinator(store_location, embedder=Offline())
+    with MemoryCoordinator(store_location, embedder=ConceptEmbedder()) as memory:
+        memory.store("I parked the automobile downstairs")
+        assert memory.recall("car", layers=["semantic"], min_score=0.01)
+    with pytest.raises(EmbeddingMismatchError):
+        MemoryCoordinator(store_location, embedder=HashingEmbedder(dimension=16))
+
+
+def test_progress_is_reported_per_batch(store_location: str) -> None:
+    with MemoryCoordinator(store_location) as memory:
+        stored: list[tuple[int, int]] = []
+        memory.store_many(
+            [f"note {i}" for i in range(5)], progress=lambda d, t: stored.append((d, t))
+        )
+        assert stored == [(5, 5)]
+        with pytest.raises(InvalidInputError):
+            memory.store_many(["x"], progress="yes")  # type: ignore[arg-type]
+    with MemoryCoordinator(store_location, embedder=ConceptEmbedder()) as memory:
+        seen: list[tuple[int, int]] = []
+        assert memory.embed_missing(batch_size=2, progress=lambda d, t: seen.append((d, t))) == 5
+        assert seen == [(2, 5), (4, 5), (5, 5)]
+        many: list[tuple[int, int]] = []
+        memory.store_many(
+            [f"car {i}" for i in range(1200)], progress=lambda d, t: many.append((d, t))
+        )
+        assert many == [(512, 1200), (1024, 1200), (1200, 1200)]

@@ -23,8 +23,8 @@ the stage is still configured (:func:`zenbrain.stages.cleanup.forget_stage_rows`
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from sqlalchemy import Connection, select
@@ -50,12 +50,14 @@ ResultLoader = Callable[[Connection, Mapping[int, float]], dict[int, RecallResul
 @dataclass(frozen=True, slots=True)
 class StageScope:
     """What a hook may use: the namespace it works in, the configured cross-context
-    domains, the database (for its lexical index) and a loader of recall results."""
+    domains, the database (for its lexical index), a loader of recall results and the
+    coordinator's clock (``now()``: an aware UTC datetime)."""
 
     namespace: str
     contexts: tuple[str, ...]
     database: Database
     load_results: ResultLoader
+    now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
 
 
 @dataclass(frozen=True, slots=True)

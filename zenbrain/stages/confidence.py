@@ -16,7 +16,6 @@ its counterparts in ``metadata["contradicts"]`` and ``metadata["supported_by"]``
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Final
 
 from sqlalchemy import Connection, insert, or_, select, update
@@ -78,7 +77,7 @@ class ConfidenceStage(Stage):
         self, conn: Connection, scope: StageScope, stored: Sequence[StoredMemory]
     ) -> None:
         touched: set[int] = set()
-        now = to_db(datetime.now(UTC))
+        now = to_db(scope.now())
         for memory in stored:
             if memory.layer != "semantic":
                 continue

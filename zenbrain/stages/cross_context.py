@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from sqlalchemy import Connection, and_, delete, func, insert, or_, select
 from sqlalchemy.orm import aliased
@@ -141,7 +140,7 @@ class CrossContextStage(Stage):
     def _create_entities(
         conn: Connection, scope: StageScope, fresh: dict[tuple[str, str], str]
     ) -> dict[tuple[str, str], int]:
-        now = to_db(datetime.now(UTC))
+        now = to_db(scope.now())
         wanted = list(fresh)
         pks = conn.execute(
             insert(entities).returning(entities.c.pk, sort_by_parameter_order=True),
@@ -195,7 +194,7 @@ class CrossContextStage(Stage):
                         entity_a=a,
                         entity_b=b,
                         similarity=similarity,
-                        created_at=to_db(datetime.now(UTC)),
+                        created_at=to_db(scope.now()),
                     )
                 )
 

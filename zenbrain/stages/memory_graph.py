@@ -18,7 +18,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Final
 
 from sqlalchemy import Connection, delete, insert, or_, select, update
@@ -72,7 +72,7 @@ class MemoryGraphStage(Stage):
             return
         pk_of = pks_of(conn, scope.namespace, active)
         pairs = hebbian_pairs(pk_of[i] for i in active if i in pk_of)
-        now = to_db(datetime.now(UTC))
+        now = to_db(scope.now())
         for first, second in pairs:
             a, b = min(first, second), max(first, second)
             current = conn.execute(

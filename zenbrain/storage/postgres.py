@@ -16,7 +16,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 
 from zenbrain.errors import MissingDependencyError, StorageError
 from zenbrain.storage.indexes import IndexedText, IndexedVector
-from zenbrain.storage.sqlite import count_memories, scope_tokens, scoped_terms
+from zenbrain.storage.scopes import count_memories, scope_tokens, scoped_terms
 
 __all__ = ["PostgresLexicalIndex", "PostgresVectorIndex", "deferred_hnsw", "open_postgres"]
 
@@ -95,7 +95,7 @@ def _scoped_query(
 
 
 class PostgresLexicalIndex:
-    """Scoped terms (see :func:`zenbrain.storage.sqlite.scoped_terms`) in a ``tsvector`` (the
+    """Scoped terms (see :func:`zenbrain.storage.scopes.scoped_terms`) in a ``tsvector`` (the
     'simple' configuration: zenbrain folds, stems and drops stopwords itself) with a GIN
     index, so a lookup reads only its own namespace and layer; a b-tree serves contexts."""
 

@@ -1,0 +1,174 @@
+"""Memories by metadata, on both back ends: find, recall(where=...), atomic replace,
+namespaces by prefix and dropping a namespace."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from zenbrain import InvalidInputError, MemoryCoordinator
+
+
+def test_find_matches_every_key_exactly_oldest_first(memory: MemoryCoordinator) -> None:
+    first = memory.store("alpha note", layer="semantic", metadata={"user": "a", "n": 1})
+    second = memory.store("beta note", layer="episodic", metadata={"user": "a", "n": 1.0})
+    memory.store("gamma note", layer="semantic", metadata={"user": "b", "n": 1})
+    flagged = memory.store("delta note", layer="semantic", metadata={"user": "a", "n": True})
+    nulled = memory.store("epsilon note", layer="semantic", metadata={"user": "a", "n": None})
+    memory.store("zeta note", layer="semantic", metadata={"user": "a"})
+    assert [r.id for r in memory.find({"user": "a", "n": 1})] == [first, second]
+    assert [r.id for r in memory.find({"n": True})] == [flagged]
+    assert [r.id for r in memory.find({"n": None})] == [nulled]
+    assert [r.id for r in memory.find({"user": "a", "n": 1}, layers=["episodic"])] == [second]
+    assert [r.id for r in memory.find({"user": "a"}, limit=2, offset=1)] == [second, flagged]
+    assert len(memory.find()) == 6
+    assert all(r.score == 1.0 for r in memory.find({"user": "a"}))
+    assert memory.find({"user": "nobody"}) == []
+
+
+def test_find_stays_in_its_namespace(memory: MemoryCoordinator) -> None:
+    other = memory.for_namespace("other")
+    other.store("hidden", layer="semantic", metadata={"k": "v"})
+    assert memory.find({"k": "v"}) == []
+    assert len(other.find({"k": "v"})) == 1
+
+
+@pytest.mark.parametrize(
+    "bad", [{"k": {"nested": 1}}, {"k": [1, 2]}, {"": 1}, {1: "x"}, "k=v", {"k": float("nan")}]
+)
+def test_find_refuses_what_it_cannot_match_exactly(memory: MemoryCoordinator, bad: object) -> None:
+    with pytest.raises(InvalidInputError):
+        memory.find(bad)  # type: ignore[arg-type]
+
+
+def test_recall_where_filters_before_ranking(memory: MemoryCoordinator) -> None:
+    wanted = memory.store(
+        "A long note that only mentions the deploy once among many other words",
+        layer="semantic",
+        metadata={"user": "alice"},
+    )
+    memory.store_many(
+        [
+            {
+                "content": f"deploy deploy script {i}",
+                "layer": "semantic",
+                "metadata": {"user": "bob"},
+            }
+            for i in range(120)
+        ]
+    )
+    hits = memory.recall("deploy", where={"user": "alice"}, limit=1, min_score=0.01)
+    assert [hit.id for hit in hits] == [wanted]
+    assert memory.recall("deploy", where={"user": "carol"}, min_score=0.01) == []
+    assert all(
+        hit.metadata["user"] == "bob"
+        for hit in memory.recall("deploy", where={"user": "bob"}, limit=20)
+    )
+
+
+def test_recall_where_applies_to_core_and_fill_ins(memory: MemoryCoordinator) -> None:
+    memory.set_core_block("persona", "Anna")
+    tagged = memory.store("unrelated words here", layer="episodic", metadata={"t": 1})
+    memory.store("other unrelated words", layer="episodic", metadata={"t": 2})
+    hits = memory.recall("nothing matches this", where={"t": 1})
+    assert [hit.id for hit in hits] == [tagged]
+    assert hits[0].score == 0.0
+
+
+def test_replace_swaps_every_match_for_one_memory(memory: MemoryCoordinator) -> None:
+    memory.store("old value one", layer="semantic", metadata={"key": "k", "extra": 1})
+    memory.store("old value two", layer="episodic", metadata={"key": "k"})
+    kept = memory.store("another key", layer="semantic", metadata={"key": "other"})
+    new = memory.replace({"key": "k"}, "the new value", metadata={"extra": 2})
+    found = memory.find({"key": "k"})
+    assert [(r.id, r.content, r.metadata["extra"]) for r in found] == [(new, "the new value", 2)]
+    assert memory.get(kept) is not None
+    assert memory.recall("old", min_score=0.01) == []
+    again = memory.replace({"key": "k"}, "newest value", layer="episodic")
+    assert [r.id for r in memory.find({"key": "k"})] == [again]
+    assert memory.get(new) is None
+
+
+def test_a_rejected_replace_changes_nothing(memory: MemoryCoordinator) -> None:
+    old = memory.store("old value", layer="semantic", metadata={"key": "k"})
+    with pytest.raises(InvalidInputError):
+        memory.replace({"key": "k"}, "")
+    with pytest.raises(InvalidInputError):
+        memory.replace({}, "no match given")
+    with pytest.raises(InvalidInputError):
+        memory.replace({"key": "k"}, "working", layer="working")
+    assert [r.id for r in memory.find({"key": "k"})] == [old]
+
+
+def test_concurrent_replaces_of_one_match_leave_one_memory(store_location: str) -> None:
+    writers = 6
+    coordinators = [MemoryCoordinator(store_location) for _ in range(writers)]
+    try:
+        coordinators[0].store("seed", layer="semantic", metadata={"key": "shared"})
+        start = threading.Barrier(writers)
+        errors: list[BaseException] = []
+
+        def replace(i: int) -> None:
+            try:
+                start.wait(30)
+                for round_ in range(3):
+                    coordinators[i].replace({"key": "shared"}, f"value {i} round {round_}")
+            except BaseException as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=replace, args=(i,)) for i in range(writers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+        assert errors == []
+        assert len(coordinators[0].find({"key": "shared"})) == 1
+        assert coordinators[0].health().semantic["count"] == 1
+    finally:
+        for coordinator in coordinators:
+            coordinator.close()
+
+
+def test_namespaces_by_prefix(memory: MemoryCoordinator) -> None:
+    memory.for_namespace("chat/alice").store("a")
+    memory.for_namespace("chat/bob").add_interaction("user", "hi")
+    memory.for_namespace("chat_x").store("c")
+    memory.for_namespace("other").store("d")
+    assert memory.namespaces("chat/") == ["chat/alice", "chat/bob"]
+    assert memory.namespaces("chat_") == ["chat_x"]
+    assert memory.namespaces("c%") == []
+    assert memory.namespaces() == ["chat/alice", "chat/bob", "chat_x", "other"]
+    with pytest.raises(InvalidInputError):
+        memory.namespaces(None)  # type: ignore[arg-type]
+
+
+def test_drop_namespace_deletes_only_that_namespace(memory: MemoryCoordinator) -> None:
+    doomed = memory.for_namespace("doomed")
+    kept = memory.for_namespace("kept")
+    doomed.store_many(
+        ["one fact", "two facts", {"content": "A great trip", "layer": "episodic",
+                                   "emotional_weight": 0.9}]
+    )  # fmt: skip
+    doomed.set_core_block("persona", "Anna")
+    doomed.add_interaction("user", "hello")
+    assert doomed.consolidate().promoted == 1
+    kept.store("survivor", layer="semantic")
+    kept.add_interaction("user", "still here")
+    assert doomed.drop_namespace() == 5
+    assert memory.namespaces() == ["kept"]
+    assert doomed.find() == [] and doomed.conversation() == [] and doomed.core_blocks() == []
+    assert doomed.recall("fact", min_score=0.01) == []
+    assert [r.content for r in kept.find()] == ["survivor"]
+    assert [i.content for i in kept.conversation()] == ["still here"]
+    assert doomed.drop_namespace() == 0
+
+
+def test_recall_where_with_a_large_match_widens_the_pools(memory: MemoryCoordinator) -> None:
+    memory.store_many(
+        [{"content": f"deploy deploy deploy {i}", "metadata": {"team": "b"}} for i in range(300)]
+        + [{"content": f"deploy note {i}", "metadata": {"team": "a"}} for i in range(2_100)]
+    )
+    hits = memory.recall("deploy", where={"team": "a"}, limit=3, min_score=0.01)
+    assert len(hits) == 3
+    assert all(hit.metadata["team"] == "a" and hit.score > 0 for hit in hits)

@@ -1,0 +1,106 @@
+"""Memories by metadata: :func:`find` lists those whose metadata contains given key/value
+pairs (in SQL, oldest first); :func:`replace` swaps them for one new memory atomically."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from zenbrain import _validation as check
+from zenbrain.errors import InvalidInputError
+from zenbrain.memory import store as store_pipeline
+from zenbrain.memory.results import to_result
+from zenbrain.memory.scope import MemoryScope
+from zenbrain.stages.cleanup import forget_stage_rows
+from zenbrain.storage.dialect import JsonScalar
+from zenbrain.types import DEFAULT_RECALL_LAYERS, RecallResult
+
+__all__ = ["check_match", "find", "get", "replace"]
+
+
+def check_match(value: object, name: str) -> dict[str, JsonScalar]:
+    """A metadata match: a dict of string keys to JSON scalars (str, int, float, bool, None).
+    Nested values are refused so that SQLite and PostgreSQL compare alike."""
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) and k for k in value):
+        raise InvalidInputError(f"{name} must be a dict with non-empty string keys, got {value!r}")
+    match: dict[str, JsonScalar] = {}
+    for key, item in value.items():
+        if isinstance(item, float) and not math.isfinite(item):
+            raise InvalidInputError(f"{name}[{key!r}] must be a finite number, got {item!r}")
+        if item is not None and not isinstance(item, str | int | float | bool):
+            raise InvalidInputError(
+                f"{name}[{key!r}] must be a string, number, bool or None, got "
+                f"{type(item).__name__} (nested values cannot be matched)"
+            )
+        if isinstance(item, int) and not isinstance(item, bool) and abs(item) >= 2**53:
+            raise InvalidInputError(f"{name}[{key!r}] is too large to match exactly: {item}")
+        match[key] = item
+    return match
+
+
+def _check_layers(layers: object) -> list[str] | None:
+    if layers is None:
+        return None
+    if isinstance(layers, str) or not isinstance(layers, Sequence) or not layers:
+        raise InvalidInputError(f"layers must be a non-empty list of layer names, got {layers!r}")
+    return list(dict.fromkeys(check.check_layer(name, DEFAULT_RECALL_LAYERS) for name in layers))
+
+
+def find(
+    scope: MemoryScope,
+    metadata: Mapping[str, Any] | None,
+    *,
+    layers: Sequence[str] | None,
+    limit: int | None,
+    offset: int,
+) -> list[RecallResult]:
+    match = check_match(metadata, "metadata") if metadata is not None else {}
+    wanted = _check_layers(layers)
+    count = None if limit is None else check.check_int(limit, "limit", 1, 10**9)
+    skip = check.check_int(offset, "offset", 0, 10**12)
+    with scope.lock, scope.repo.read() as conn:
+        rows = scope.repo.find_rows(conn, match, wanted, count, skip)
+    return [to_result(row, 1.0) for row in rows]
+
+
+def replace(scope: MemoryScope, match: Mapping[str, Any], content: object, **arguments: Any) -> str:
+    """Remove every memory of the namespace whose metadata contains ``match`` and store
+    the new one, in one write transaction. The new memory's metadata must contain
+    ``match`` too (it is added when missing), so the replacement is found by the next one."""
+    checked = check_match(match, "match")
+    if not checked:
+        raise InvalidInputError("match must name at least one metadata key")
+    metadata = arguments.pop("metadata", None)
+    merged = {**check.check_metadata(metadata), **checked}
+    now = scope.now()
+    item = store_pipeline.prepare(content, now=now, metadata=merged, **arguments)
+    if item.layer in ("working", "core"):
+        raise InvalidInputError(
+            f"replace() stores long-term memories with metadata; layer {item.layer!r} "
+            "cannot be matched again (use set_core_block for core blocks)"
+        )
+    store_pipeline.embed(scope, [item])
+    repo = scope.repo
+    with scope.lock:
+        with repo.write() as conn:
+            repo.lock_match(conn, checked)
+            doomed_rows = repo.find_rows(conn, checked, None, None, 0)
+            doomed = [int(row.pk) for row in doomed_rows]
+            if doomed:
+                repo.unlink(conn, [str(row.id) for row in doomed_rows])
+                forget_stage_rows(conn, scope.namespace, doomed)
+                repo.delete(conn, doomed)
+            ids = store_pipeline.write(scope, conn, [item], now)
+        gone = {str(row.id) for row in doomed_rows}
+        scope.working.remove_copies_of(gone, set())
+        return store_pipeline.remember_in_working(scope, [item], ids, now)[0]
+
+
+def get(scope: MemoryScope, id: str) -> RecallResult | None:
+    """One long-term memory by id (score 1.0), or None if this namespace has none."""
+    if not isinstance(id, str) or not id:
+        return None
+    with scope.lock, scope.repo.read() as conn:
+        row = scope.repo.row(conn, id)
+    return None if row is None else to_result(row, 1.0)

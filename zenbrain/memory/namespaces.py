@@ -1,0 +1,39 @@
+"""Namespaces of a store: listing them by prefix, and dropping one with everything in it."""
+
+from __future__ import annotations
+
+from zenbrain.errors import InvalidInputError
+from zenbrain.memory.scope import MemoryScope
+from zenbrain.stages.cleanup import forget_stage_rows
+
+__all__ = ["drop_namespace", "namespaces"]
+
+CHUNK = 2_000  # keys per statement, well under SQLite's bound-parameter limit
+
+
+def namespaces(scope: MemoryScope, prefix: str) -> list[str]:
+    """Every namespace of the store that holds memories or interactions and starts with
+    ``prefix``, sorted."""
+    if not isinstance(prefix, str) or len(prefix) > 200:
+        raise InvalidInputError(
+            f"prefix must be a string of at most 200 characters, got {prefix!r}"
+        )
+    with scope.lock, scope.repo.read() as conn:
+        return scope.repo.namespaces(conn, prefix)
+
+
+def drop_namespace(scope: MemoryScope) -> int:
+    """Delete every memory, session, interaction and stage row of the namespace, in one
+    transaction; returns how many memories went."""
+    repo = scope.repo
+    with scope.lock:
+        with repo.write() as conn:
+            pks = repo.all_pks(conn)
+            for start in range(0, len(pks), CHUNK):
+                chunk = pks[start : start + CHUNK]
+                forget_stage_rows(conn, scope.namespace, chunk)
+                repo.delete(conn, chunk)
+            repo.delete_namespace_rows(conn)
+        scope.working.clear()
+        scope.session_id = None
+    return len(pks)

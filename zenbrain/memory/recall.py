@@ -1,0 +1,278 @@
+"""Recall: candidates per layer from the lexical and vector indexes, scored by hybrid
+ranking, plus core blocks and working memory; stages may rerank. The query is embedded
+before the lock is taken."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+from sqlalchemy import Connection, Row
+
+from zenbrain import _validation as check
+from zenbrain.errors import InvalidInputError
+from zenbrain.layers.core import core_score
+from zenbrain.layers.procedural import success_weighted
+from zenbrain.memory.find import check_match
+from zenbrain.memory.results import to_result
+from zenbrain.memory.scope import MemoryScope
+from zenbrain.ranking import candidate_terms, fuse, idf, lexical_score, semantic_score
+from zenbrain.stages.base import RecallRequest
+from zenbrain.storage.dialect import JsonScalar
+from zenbrain.storage.records import row_indexed_text
+from zenbrain.text import content_tokens, tokenize
+from zenbrain.types import (
+    RECALLABLE_LAYERS,
+    SEARCHED_LAYERS,
+    RecallResult,
+)
+
+__all__ = ["CANDIDATES_PER_RESULT", "MIN_CANDIDATES", "recall"]
+
+CANDIDATES_PER_RESULT = 5
+MIN_CANDIDATES = 50
+# A metadata filter this small is scored exhaustively; a larger one widens the index pools
+# (by 4x, up to MAX_FILTERED_POOL) until they hold ``limit`` matching candidates.
+EXHAUSTIVE_MATCHES = 2_000
+# Keeps the candidate keys of one query well under SQLite's bound-parameter limit.
+MAX_FILTERED_POOL = 10_000
+
+
+def recall(
+    scope: MemoryScope,
+    query: str,
+    *,
+    layers: Sequence[str] | None = None,
+    limit: int = 10,
+    min_score: float = 0.0,
+    min_confidence: float = 0.0,
+    core: Literal["always", "matching"] = "always",
+    context: str | None = None,
+    where: Mapping[str, Any] | None = None,
+) -> list[RecallResult]:
+    text = check.check_content(query, "query")
+    if layers is None:
+        wanted: list[str] = ["episodic", "semantic", "procedural", "core"]
+    else:
+        if isinstance(layers, str) or not isinstance(layers, Sequence) or not layers:
+            raise InvalidInputError(
+                f"layers must be a non-empty list of layer names, got {layers!r}"
+            )
+        wanted = list(dict.fromkeys(check.check_layer(name, RECALLABLE_LAYERS) for name in layers))
+    limit = check.check_int(limit, "limit", 1, 1000)
+    floor_score = check.check_fraction(min_score, "min_score", optional=False) or 0.0
+    floor_conf = check.check_fraction(min_confidence, "min_confidence", optional=False) or 0.0
+    if core not in ("always", "matching"):
+        raise InvalidInputError(f"core must be 'always' or 'matching', got {core!r}")
+    ctx = check.check_optional_text(context, "context")
+    match = check_match(where, "where") if where is not None else None
+    terms = tokenize(text)
+    query_vector = (
+        scope.embedding.queries([text])[0]
+        if scope.embedding is not None and any(name in SEARCHED_LAYERS for name in wanted)
+        else None
+    )
+    search = _LayerSearch(scope, terms, query_vector, ctx, limit, match)
+    matches: list[RecallResult] = []
+    fill_ins: list[RecallResult] = []
+    with scope.lock:
+        now = scope.now()
+        with scope.repo.read() as conn:
+            for name in wanted:
+                if name in SEARCHED_LAYERS:
+                    found, extra = search.layer(conn, name)
+                elif name == "core":
+                    found, extra = _core_results(scope, conn, terms, core, match), []
+                elif match is None:
+                    found, extra = _working_results(scope, terms, limit, now)
+                else:  # working memory has no metadata: a filter matches none of it
+                    found, extra = [], []
+                matches.extend(found)
+                fill_ins.extend(extra)
+            matches.sort(key=lambda r: r.score, reverse=True)
+            request = RecallRequest(text, tuple(terms), tuple(wanted), ctx, limit)
+            stage_scope = scope.stage_scope()
+            for stage in scope.stages:
+                matches = stage.rerank(conn, stage_scope, request, matches)
+        shown = {r.id for r in matches}
+        ordered = [*matches, *(r for r in fill_ins if r.id not in shown)]
+        kept = [
+            r
+            for r in ordered
+            if r.score >= floor_score
+            and (floor_score == 0 or r.score > 0)
+            and (r.confidence if r.confidence is not None else 1.0) >= floor_conf
+        ]
+        results = kept[:limit]
+        writers = [stage for stage in scope.stages if stage.writes_on_recall]
+        if writers and results:
+            with scope.repo.write() as conn:
+                for stage in writers:
+                    stage.after_recall(conn, stage_scope, request, results)
+    return results
+
+
+class _LayerSearch:
+    """One recall's search of the indexed layers."""
+
+    def __init__(
+        self,
+        scope: MemoryScope,
+        terms: list[str],
+        query_vector: np.ndarray | None,
+        context: str | None,
+        limit: int,
+        match: Mapping[str, JsonScalar] | None,
+    ) -> None:
+        self.scope = scope
+        self.repo = scope.repo
+        self.index = scope.repo.database
+        self.terms = terms
+        self.query_vector = query_vector
+        self.context = context
+        self.limit = limit
+        self.match = match
+        self.floor = scope.embedding.similarity_floor if scope.embedding else 0.0
+
+    def layer(self, conn: Connection, layer: str) -> tuple[list[RecallResult], list[RecallResult]]:
+        namespace, context = self.scope.namespace, self.context
+        pool = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * self.limit)
+        allowed: set[int] | None = None
+        if self.match is not None:
+            allowed = set(self.repo.matching_pks(conn, self.match, layer, context))
+            if not allowed:
+                return [], []
+        frequencies = (
+            self.index.lexical.document_frequencies(conn, namespace, layer, self.terms, context)
+            if self.terms
+            else {}
+        )
+        cosines: dict[int, float] = {}
+        if allowed is not None and len(allowed) <= EXHAUSTIVE_MATCHES:
+            lexical_pks = sorted(allowed)
+            if self.query_vector is not None:
+                cosines = self.repo.cosines(conn, lexical_pks, self.query_vector)
+        else:
+            total = self.index.lexical.document_count(conn, namespace, layer, context)
+            while True:
+                lexical_pks, cosines = self._candidates(conn, layer, frequencies, pool)
+                if allowed is None or pool >= min(total, MAX_FILTERED_POOL):
+                    break
+                if len(allowed.intersection([*lexical_pks, *cosines])) >= self.limit:
+                    break
+                pool = min(pool * 4, MAX_FILTERED_POOL)  # matches rank low: widen the pools
+        candidate_pks = list(dict.fromkeys([*lexical_pks, *cosines]))
+        if allowed is not None:
+            candidate_pks = [pk for pk in candidate_pks if pk in allowed]
+        rows = self.repo.rows_by_pk(conn, candidate_pks)
+        weights = self._term_weights(conn, layer, frequencies) if lexical_pks else {}
+        scored: list[tuple[float, int, Row[Any]]] = []
+        for order, pk in enumerate(candidate_pks):
+            row = rows.get(pk)
+            if row is None:
+                continue
+            score = self._score(row, weights, cosines.get(pk, -1.0))
+            if score > 0:
+                scored.append((score, order, row))
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        found = [to_result(row, score) for score, _, row in scored[: self.limit]]
+        if found:
+            return found, []
+        if self.match is not None:
+            fallback = self.repo.find_rows(conn, self.match, [layer], None, 0)
+            fallback = [r for r in fallback if context is None or r.context == context]
+            fallback.sort(key=lambda r: (r.created_at, r.pk), reverse=True)
+            return [], [to_result(row, 0.0) for row in fallback[: self.limit]]
+        latest = self.repo.latest_rows(conn, layer, context, self.limit)
+        return [], [to_result(row, 0.0) for row in latest]
+
+    def _candidates(
+        self, conn: Connection, layer: str, frequencies: Mapping[str, int], pool: int
+    ) -> tuple[list[int], dict[int, float]]:
+        """The best ``pool`` keys by words and by vector, from the indexes."""
+        namespace, context = self.scope.namespace, self.context
+        lexical_pks = self.index.lexical.candidates(
+            conn, namespace, layer, candidate_terms(frequencies), context, pool
+        )
+        cosines: dict[int, float] = {}
+        if self.query_vector is not None:
+            nearest = self.index.vectors.nearest(
+                conn, namespace, layer, self.query_vector, context, pool
+            )
+            cosines = dict(nearest)
+        return lexical_pks, cosines
+
+    def _score(self, row: Row[Any], weights: Mapping[str, float], cosine: float) -> float:
+        lexical = (
+            lexical_score(self.terms, content_tokens(row_indexed_text(row)), weights)
+            if weights
+            else 0.0
+        )
+        if self.query_vector is not None:
+            score = fuse(lexical, semantic_score(cosine, self.floor))
+        else:
+            score = lexical
+        if row.layer == "procedural":
+            score = success_weighted(score, float(row.success_rate))
+        return score
+
+    def _term_weights(
+        self, conn: Connection, layer: str, frequencies: Mapping[str, int]
+    ) -> dict[str, float]:
+        total = self.index.lexical.document_count(conn, self.scope.namespace, layer, self.context)
+        return {term: idf(total, df) for term, df in frequencies.items()}
+
+
+def _core_results(
+    scope: MemoryScope,
+    conn: Connection,
+    terms: list[str],
+    mode: str,
+    match: Mapping[str, JsonScalar] | None,
+) -> list[RecallResult]:
+    query_terms = set(terms)
+    rows = scope.repo.core_rows(conn)
+    if match is not None:
+        allowed = set(scope.repo.matching_pks(conn, match, "core"))
+        rows = [row for row in rows if row.pk in allowed]
+    results = []
+    for row in rows:
+        shares = bool(query_terms & set(content_tokens(row_indexed_text(row))))
+        if mode == "matching" and not shares:
+            continue
+        results.append(to_result(row, core_score(shares)))
+    return results
+
+
+def _working_results(
+    scope: MemoryScope, terms: list[str], limit: int, now: Any
+) -> tuple[list[RecallResult], list[RecallResult]]:
+    working = scope.working
+    slots = working.slots()
+    documents = [content_tokens(slot.content) for slot in slots]
+    weights = {
+        term: idf(len(slots), sum(term in set(doc) for doc in documents)) for term in set(terms)
+    }
+    scored = []
+    for slot, doc in zip(slots, documents, strict=True):
+        score = lexical_score(terms, doc, weights)
+        result = RecallResult(
+            id=slot.id,
+            layer="working",
+            content=slot.content,
+            score=round(score, 6),
+            metadata={
+                "relevance": round(slot.relevance(now, working.decay_per_minute), 6),
+                "source_id": slot.source_id,
+                "source_layer": slot.source_layer,
+                "kind": slot.kind,
+            },
+            created_at=slot.added_at,
+        )
+        scored.append(result)
+    found = sorted((r for r in scored if r.score > 0), key=lambda r: r.score, reverse=True)
+    if found:
+        return found[:limit], []
+    by_relevance = sorted(scored, key=lambda r: r.metadata["relevance"], reverse=True)
+    return [], by_relevance[:limit]

@@ -1,0 +1,221 @@
+"""Storing: validating a memory, routing it to its layer, embedding it (outside the lock)
+and writing it with its layer rows, index entries and stage hooks in one transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection
+
+from zenbrain import _validation as check
+from zenbrain.errors import InvalidInputError
+from zenbrain.layers.core import derive_label
+from zenbrain.layers.episodic import estimate_emotional_weight
+from zenbrain.layers.routing import extract_steps, route
+from zenbrain.layers.semantic import DEFAULT_FACT_CONFIDENCE
+from zenbrain.memory.embedding import Progress
+from zenbrain.memory.scope import MemoryScope
+from zenbrain.stages.base import StoredMemory
+from zenbrain.storage.records import NewMemory
+from zenbrain.types import STORABLE_LAYERS
+
+__all__ = [
+    "embed",
+    "prepare",
+    "prepare_items",
+    "remember_in_working",
+    "store",
+    "store_many",
+    "write",
+]
+
+STORE_BATCH = 512
+
+
+def prepare(
+    content: object,
+    *,
+    now: datetime,
+    layer: object = "auto",
+    context: object = None,
+    emotional_weight: object = None,
+    confidence: object = None,
+    source: object = None,
+    steps: object = None,
+    tools: object = None,
+    outcome: object = None,
+    metadata: object = None,
+    created_at: object = None,
+) -> NewMemory:
+    """One ``store()`` call's arguments, validated and routed to a layer."""
+    text = check.check_content(content)
+    chosen = layer
+    if chosen != "auto":
+        chosen = check.check_layer(layer, STORABLE_LAYERS, aliases=True)
+    ctx = check.check_optional_text(context, "context")
+    weight = check.check_fraction(emotional_weight, "emotional_weight")
+    conf = check.check_fraction(confidence, "confidence")
+    src = check.check_optional_text(source, "source")
+    step_list = check.check_strings(steps, "steps")
+    tool_list = check.check_strings(tools, "tools") or []
+    if outcome is not None and not isinstance(outcome, str):
+        raise InvalidInputError(f"outcome must be a string, got {outcome!r}")
+    meta = check.check_metadata(metadata)
+    when = check.check_created_at(created_at) or now
+    if weight is None:
+        weight = estimate_emotional_weight(text)
+    if chosen == "auto":
+        chosen = route(text, emotional_weight=weight, confidence=conf, steps=step_list)
+    item = NewMemory(
+        content=text,
+        layer=str(chosen),
+        context=ctx,
+        emotional_weight=weight,
+        confidence=conf,
+        source=src,
+        metadata=meta,
+        created_at=when,
+    )
+    if item.layer == "procedural":
+        item.steps = step_list or extract_steps(text)
+        item.tools = tool_list
+        item.outcome = outcome or ""
+        item.confidence = None
+    elif item.layer == "semantic":
+        item.confidence = conf if conf is not None else DEFAULT_FACT_CONFIDENCE
+        item.source = src or "user"
+    elif item.layer == "core":
+        item.label = derive_label(text)
+        item.confidence = 1.0
+    return item
+
+
+def prepare_items(items: Iterable[str | Mapping[str, Any]], now: datetime) -> list[NewMemory]:
+    """``store_many()``'s items (strings or dicts of ``store()``'s arguments), validated."""
+    batch: list[NewMemory] = []
+    for position, item in enumerate(items):
+        try:
+            if isinstance(item, str):
+                batch.append(prepare(item, now=now))
+            elif isinstance(item, Mapping):
+                args = dict(item)
+                if "content" not in args:
+                    raise InvalidInputError("a dict item needs a 'content' key")
+                batch.append(prepare(args.pop("content"), now=now, **args))
+            else:
+                raise InvalidInputError(
+                    f"items must be strings or dicts, got {type(item).__name__}"
+                )
+        except TypeError as exc:
+            raise InvalidInputError(f"item {position}: {exc}") from exc
+        except InvalidInputError as exc:
+            raise type(exc)(f"item {position}: {exc}") from exc
+    return batch
+
+
+def embed(scope: MemoryScope, batch: Sequence[NewMemory]) -> None:
+    """Give the durable memories of ``batch`` their vectors (call outside the lock)."""
+    durable = [item for item in batch if item.layer != "working"]
+    if scope.embedding is None or not durable:
+        return
+    matrix = scope.embedding.documents([item.indexed_text for item in durable])
+    for item, vector in zip(durable, matrix, strict=True):
+        item.vector = vector
+
+
+def write(
+    scope: MemoryScope, conn: Connection, batch: Sequence[NewMemory], now: datetime
+) -> list[str]:
+    """Write ``batch`` in the caller's transaction; returns the ids in order. Working-memory
+    items and copies are the caller's to add after the commit (:func:`remember_in_working`)."""
+    repo = scope.repo
+    ids: list[str] = [item.id for item in batch]
+    fresh: list[NewMemory] = []
+    stored: list[StoredMemory] = []
+    for position, item in enumerate(batch):
+        if item.layer == "working":
+            continue
+        if item.layer == "core":
+            # Upserts go one by one: a batch may hold the same core content twice.
+            ids[position], pk = repo.upsert_core(conn, item, now)
+            stored.append(_stored(pk, ids[position], item, now))
+            continue
+        fresh.append(item)
+    pks = repo.insert(conn, fresh, now)
+    stored.extend(_stored(pk, item.id, item, now) for pk, item in zip(pks, fresh, strict=True))
+    scope.after_store(conn, stored)
+    return ids
+
+
+def _stored(pk: int, memory_id: str, item: NewMemory, now: datetime) -> StoredMemory:
+    return StoredMemory(
+        pk, memory_id, item.layer, item.content, item.context, item.created_at or now,
+        item.confidence,
+    )  # fmt: skip
+
+
+def remember_in_working(
+    scope: MemoryScope, batch: Sequence[NewMemory], ids: Sequence[str], now: datetime
+) -> list[str]:
+    """After a commit: working-memory items take a slot (their ids are the slots'), and
+    the newest stored memories get a copy there. Returns the final ids."""
+    final = list(ids)
+    for position, item in enumerate(batch):
+        if item.layer == "working":
+            slot, _ = scope.working.add(item.content, now, kind="fact")
+            final[position] = slot.id
+    # Only the newest copies can survive in working memory's few slots.
+    copies = [(item, i) for item, i in zip(batch, final, strict=True) if item.layer != "working"]
+    for item, memory_id in copies[-scope.working.capacity :]:
+        for slot in scope.working.slots():
+            if slot.source_id == memory_id:
+                scope.working.remove(slot.id)
+        scope.working.add(item.content, now, source_id=memory_id, source_layer=item.layer)
+    return final
+
+
+def store(scope: MemoryScope, content: object, **arguments: Any) -> str:
+    now = scope.now()
+    item = prepare(content, now=now, **arguments)
+    return _store_batch(scope, [item], now)[0]
+
+
+def store_many(
+    scope: MemoryScope,
+    items: Iterable[str | Mapping[str, Any]],
+    progress: Progress | None = None,
+) -> list[str]:
+    """All items in one transaction (embedded first, in batches, reporting progress)."""
+    if isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
+        raise InvalidInputError(
+            "items must be a list of strings or dicts of store() arguments, "
+            f"got {type(items).__name__}"
+        )
+    if progress is not None and not callable(progress):
+        raise InvalidInputError(f"progress must be a callable(done, total), got {progress!r}")
+    now = scope.now()
+    batch = prepare_items(items, now)
+    if not batch:
+        return []
+    total = len(batch)
+    for start in range(0, total, STORE_BATCH):
+        embed(scope, batch[start : start + STORE_BATCH])
+        if progress is not None and start + STORE_BATCH < total:
+            progress(start + STORE_BATCH, total)
+    ids = _store_batch(scope, batch, now, embedded=True)
+    if progress is not None:
+        progress(total, total)
+    return ids
+
+
+def _store_batch(
+    scope: MemoryScope, batch: list[NewMemory], now: datetime, *, embedded: bool = False
+) -> list[str]:
+    if not embedded:
+        embed(scope, batch)
+    with scope.lock:
+        with scope.repo.write() as conn:
+            ids = write(scope, conn, batch, now)
+        return remember_in_working(scope, batch, ids, now)

@@ -1,0 +1,596 @@
+"""The SQL the memory pipelines need, for one namespace: rows by key, inserts in bulk,
+deletes, counts, upserts, metadata matches. The pipelines in :mod:`zenbrain.memory` never
+write SQL or branch on the dialect; where the dialects differ this module chooses (with
+:mod:`zenbrain.storage.dialect`). What text is indexed for a memory is decided once, in
+:func:`zenbrain.storage.records.indexed_text`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from sqlalchemy import (
+    Column,
+    ColumnElement,
+    Connection,
+    Row,
+    Select,
+    Table,
+    delete,
+    func,
+    or_,
+    select,
+    true,
+    update,
+)
+
+from zenbrain.layers import semantic as fsrs_review
+from zenbrain.storage.database import Database
+from zenbrain.storage.dialect import (
+    JsonScalar,
+    lock_key,
+    metadata_equals,
+    stored_cosines,
+    upsert_insert,
+)
+from zenbrain.storage.indexes import IndexedText, IndexedVector
+from zenbrain.storage.records import NewMemory, indexed_text
+from zenbrain.storage.schema import (
+    consolidation_links,
+    core_blocks,
+    entities,
+    entity_links,
+    facts,
+    interactions,
+    keyed_namespace_filter,
+    memories,
+    meta,
+    procedures,
+    sessions,
+)
+from zenbrain.storage.timestamps import to_db
+from zenbrain.text import tokenize
+
+__all__ = ["Repository"]
+
+# A memory's layer fields, joined to its row by every memory query.
+_P, _C = procedures.c, core_blocks.c
+_LAYER_FIELDS: tuple[Column[Any], ...] = (_P.steps, _P.tools, _P.outcome, _P.success_rate)
+_LAYER_FIELDS += (_P.execution_count, _C.label, _C.pinned)
+
+
+class Repository:
+    """Queries and writes scoped to ``namespace`` on ``database``. Methods take the
+    connection of the caller's transaction (:meth:`read` or :meth:`write`)."""
+
+    def __init__(self, database: Database, namespace: str) -> None:
+        self.database = database
+        self.namespace = namespace
+
+    # ------------------------------------------------------------------ transactions
+    def read(self) -> AbstractContextManager[Connection]:
+        return self.database.read()
+
+    def write(self) -> AbstractContextManager[Connection]:
+        """One write transaction (see :meth:`~zenbrain.storage.database.Database.write`)."""
+        return self.database.write()
+
+    # ------------------------------------------------------------------ rows
+    def memory_query(self, *, keyed: bool = False) -> Select[Any]:
+        """Memories of this namespace with their layer fields; ``keyed=True`` for lookups by
+        pk or id (see :func:`~zenbrain.storage.schema.keyed_namespace_filter`)."""
+        in_namespace = (
+            keyed_namespace_filter(self.namespace)
+            if keyed
+            else memories.c.namespace == self.namespace
+        )
+        return (
+            select(memories, *_LAYER_FIELDS)
+            .outerjoin(procedures, procedures.c.memory_pk == memories.c.pk)
+            .outerjoin(core_blocks, core_blocks.c.memory_pk == memories.c.pk)
+            .where(in_namespace)
+        )
+
+    def row(self, conn: Connection, memory_id: str, layer: str | None = None) -> Row[Any] | None:
+        query = self.memory_query(keyed=True).where(memories.c.id == memory_id)
+        if layer is not None:
+            query = query.where(memories.c.layer == layer)
+        return conn.execute(query).one_or_none()
+
+    def rows_by_pk(self, conn: Connection, pks: Sequence[int]) -> dict[int, Row[Any]]:
+        if not pks:
+            return {}
+        query = self.memory_query(keyed=True).where(memories.c.pk.in_(list(pks)))
+        return {int(row.pk): row for row in conn.execute(query).all()}
+
+    def latest_rows(
+        self, conn: Connection, layer: str, context: str | None, limit: int
+    ) -> list[Row[Any]]:
+        """The newest memories of a layer (procedures: the most successful)."""
+        query = self.memory_query().where(memories.c.layer == layer)
+        if context is not None:
+            query = query.where(memories.c.context == context)
+        if layer == "procedural":
+            query = query.order_by(
+                procedures.c.success_rate.desc(),
+                procedures.c.execution_count.desc(),
+                memories.c.pk.desc(),
+            )
+        else:
+            query = query.order_by(memories.c.created_at.desc(), memories.c.pk.desc())
+        return list(conn.execute(query.limit(limit)).all())
+
+    def core_rows(self, conn: Connection, label: str | None = None) -> list[Row[Any]]:
+        query = self.memory_query().where(memories.c.layer == "core")
+        if label is not None:
+            query = query.where(core_blocks.c.label == label)
+        return list(conn.execute(query.order_by(core_blocks.c.label)).all())
+
+    # ------------------------------------------------------------------ metadata matches
+    def metadata_filter(self, match: Mapping[str, JsonScalar]) -> ColumnElement[bool]:
+        """Memories whose metadata holds every key of ``match`` with an equal value."""
+        condition: ColumnElement[bool] = true()
+        for key, value in match.items():
+            condition &= metadata_equals(self.database.dialect, key, value)
+        return condition
+
+    def find_rows(
+        self,
+        conn: Connection,
+        match: Mapping[str, JsonScalar],
+        layers: Sequence[str] | None,
+        limit: int | None,
+        offset: int,
+    ) -> list[Row[Any]]:
+        query = self.memory_query().where(self.metadata_filter(match))
+        if layers is not None:
+            query = query.where(memories.c.layer.in_(list(layers)))
+        query = query.order_by(memories.c.created_at, memories.c.pk).offset(offset)
+        if limit is not None:
+            query = query.limit(limit)
+        return list(conn.execute(query).all())
+
+    def matching_pks(
+        self,
+        conn: Connection,
+        match: Mapping[str, JsonScalar],
+        layer: str | None = None,
+        context: str | None = None,
+    ) -> list[int]:
+        query = select(memories.c.pk).where(
+            memories.c.namespace == self.namespace, self.metadata_filter(match)
+        )
+        if layer is not None:
+            query = query.where(memories.c.layer == layer)
+        if context is not None:
+            query = query.where(memories.c.context == context)
+        return [int(pk) for pk in conn.execute(query.order_by(memories.c.pk)).scalars()]
+
+    def lock_match(self, conn: Connection, match: Mapping[str, JsonScalar]) -> None:
+        """Serialise writers of one metadata match until the transaction ends."""
+        lock_key(self.database.dialect, conn, [self.namespace, dict(match)])
+
+    # ------------------------------------------------------------------ inserts
+    def insert(self, conn: Connection, items: Sequence[NewMemory], now: datetime) -> list[int]:
+        """Insert new memories with their layer rows and index entries, in bulk; returns
+        their pks in order."""
+        if not items:
+            return []
+        pks = self.database.allocate_keys(conn, len(items))
+        rows = [self._memory_values(pk, item, now) for pk, item in zip(pks, items, strict=True)]
+        conn.execute(memories.insert(), rows)
+        fact_rows, procedure_rows, core_rows = [], [], []
+        schedules: dict[datetime, dict[str, Any]] = {}
+        for pk, item in zip(pks, items, strict=True):
+            if item.layer == "semantic":
+                created = item.created_at or now
+                if created not in schedules:
+                    schedules[created] = fsrs_review.first_schedule(created)
+                card = schedules[created]
+                due = to_db(datetime.fromisoformat(card["due"]))
+                fact_rows.append(
+                    {"memory_pk": pk, "namespace": self.namespace, "due": due, "card": card}
+                )
+            elif item.layer == "procedural":
+                procedure_rows.append(
+                    {
+                        "memory_pk": pk,
+                        "namespace": self.namespace,
+                        "trigger": item.content[:200],
+                        "steps": item.steps,
+                        "tools": item.tools,
+                        "outcome": item.outcome,
+                        "success_rate": 1.0,
+                        "execution_count": 1,
+                    }
+                )
+            elif item.layer == "core":
+                core_rows.append(
+                    {
+                        "memory_pk": pk,
+                        "namespace": self.namespace,
+                        "label": item.label,
+                        "pinned": True,
+                    }
+                )
+        if fact_rows:
+            conn.execute(facts.insert(), fact_rows)
+        if procedure_rows:
+            conn.execute(procedures.insert(), procedure_rows)
+        if core_rows:
+            conn.execute(core_blocks.insert(), core_rows)
+        self._index(conn, list(zip(pks, items, strict=True)))
+        return pks
+
+    def _memory_values(self, pk: int, item: NewMemory, now: datetime) -> dict[str, Any]:
+        return {
+            "pk": pk,
+            "id": item.id,
+            "namespace": self.namespace,
+            "layer": item.layer,
+            "content": item.content,
+            "context": item.context,
+            "emotional_weight": item.emotional_weight,
+            "confidence": item.confidence,
+            "source": item.source,
+            "metadata": item.metadata,
+            "created_at": to_db(item.created_at or now),
+            "updated_at": to_db(now),
+        }
+
+    def _index(self, conn: Connection, rows: Sequence[tuple[int, NewMemory]]) -> None:
+        self.database.lexical.add(
+            conn,
+            [
+                IndexedText(
+                    pk, self.namespace, item.layer, item.context, tokenize(item.indexed_text)
+                )
+                for pk, item in rows
+            ],
+        )
+        self.add_vectors(
+            conn,
+            [
+                (pk, item.layer, item.context, item.vector)
+                for pk, item in rows
+                if item.vector is not None
+            ],
+        )
+
+    def add_vectors(
+        self, conn: Connection, rows: Sequence[tuple[int, str, str | None, np.ndarray]]
+    ) -> None:
+        self.database.vectors.add(
+            conn,
+            [
+                IndexedVector(pk, self.namespace, layer, context, vector)
+                for pk, layer, context, vector in rows
+            ],
+        )
+
+    def cosines(self, conn: Connection, pks: Sequence[int], query: np.ndarray) -> dict[int, float]:
+        """Cosine similarity of ``query`` to the stored vectors of ``pks`` that have one."""
+        return stored_cosines(self.database.dialect, conn, pks, query)
+
+    def missing_vectors(self, conn: Connection, limit: int) -> list[int]:
+        return self.database.vectors.missing(conn, self.namespace, limit)
+
+    # ------------------------------------------------------------------ core blocks
+    def upsert_core(self, conn: Connection, item: NewMemory, now: datetime) -> tuple[str, int]:
+        """Create the core block ``item.label``, or give the existing one ``item``'s content;
+        returns its id and pk. The label is claimed with INSERT .. ON CONFLICT DO NOTHING,
+        so two writers of one label never both insert (PostgreSQL waits for the first)."""
+        pk = self.database.allocate_keys(conn, 1)[0]
+        conn.execute(memories.insert().values(self._memory_values(pk, item, now)))
+        claimed = conn.execute(
+            self._insert(core_blocks)
+            .values(memory_pk=pk, namespace=self.namespace, label=item.label, pinned=True)
+            .on_conflict_do_nothing(index_elements=["namespace", "label"])
+            .returning(core_blocks.c.memory_pk)
+        ).first()
+        if claimed is not None:
+            self._index(conn, [(pk, item)])
+            return item.id, pk
+        conn.execute(delete(memories).where(memories.c.pk == pk))
+        existing = self.core_rows(conn, item.label)[0]
+        self.update_core(conn, existing, item.content, now, item.vector)
+        return str(existing.id), int(existing.pk)
+
+    def update_core(
+        self,
+        conn: Connection,
+        row: Row[Any],
+        content: str,
+        now: datetime,
+        vector: np.ndarray | None,
+    ) -> None:
+        conn.execute(
+            update(memories)
+            .where(memories.c.pk == row.pk)
+            .values(content=content, updated_at=to_db(now))
+        )
+        self.database.lexical.remove(conn, [row.pk])
+        text = indexed_text("core", content, label=row.label)
+        self.database.lexical.add(
+            conn, [IndexedText(row.pk, self.namespace, "core", row.context, tokenize(text))]
+        )
+        if vector is not None:
+            self.database.vectors.remove(conn, [row.pk])
+            self.add_vectors(conn, [(row.pk, "core", row.context, vector)])
+
+    # ------------------------------------------------------------------ deletes
+    def delete(self, conn: Connection, pks: Sequence[int]) -> None:
+        """Delete memories with their layer rows and index entries (stage rows are the
+        stages' own: see :func:`zenbrain.stages.cleanup.forget_stage_rows`)."""
+        if not pks:
+            return
+        pks = list(pks)
+        self.database.lexical.remove(conn, pks)
+        self.database.vectors.remove(conn, pks)
+        for table in (facts, procedures, core_blocks):
+            conn.execute(delete(table).where(table.c.memory_pk.in_(pks)))
+        conn.execute(delete(memories).where(memories.c.pk.in_(pks)))
+
+    def same_content(
+        self, conn: Connection, contents: set[str], exclude_ids: Sequence[str]
+    ) -> list[Any]:
+        return list[Any](
+            conn.execute(
+                select(memories.c.id, memories.c.layer).where(
+                    memories.c.namespace == self.namespace,
+                    memories.c.content.in_(contents),
+                    memories.c.id.not_in(list(exclude_ids)),
+                )
+            ).all()
+        )
+
+    def all_pks(self, conn: Connection) -> list[int]:
+        query = select(memories.c.pk).where(memories.c.namespace == self.namespace)
+        return [int(pk) for pk in conn.execute(query).scalars()]
+
+    def delete_namespace_rows(self, conn: Connection) -> None:
+        """Everything but the memories themselves: sessions, interactions, links, entities."""
+        for table in (interactions, sessions, consolidation_links, entity_links, entities):
+            conn.execute(delete(table).where(table.c.namespace == self.namespace))
+
+    def namespaces(self, conn: Connection, prefix: str) -> list[str]:
+        found: set[str] = set()
+        for table in (memories, sessions, interactions):
+            query = select(table.c.namespace).distinct()
+            if prefix:
+                escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+                query = query.where(table.c.namespace.like(escaped + "%", escape="\\"))
+            found.update(str(ns) for ns in conn.execute(query).scalars())
+        return sorted(ns for ns in found if ns.startswith(prefix))
+
+    # ------------------------------------------------------------------ consolidation
+    def linked_ids(self, conn: Connection, memory_id: str, *, of_episode: bool) -> list[str]:
+        """Facts made from an episode (``of_episode``), or episodes consolidated into a fact."""
+        links = consolidation_links.c
+        wanted, given = links.fact_id, links.episode_id
+        if not of_episode:
+            wanted, given = given, wanted
+        query = select(wanted).where(links.namespace == self.namespace, given == memory_id)
+        return [str(i) for i in conn.execute(query).scalars()]
+
+    def unlink(self, conn: Connection, ids: Sequence[str]) -> None:
+        links = consolidation_links.c
+        conn.execute(
+            delete(consolidation_links).where(
+                links.namespace == self.namespace,
+                or_(links.episode_id.in_(list(ids)), links.fact_id.in_(list(ids))),
+            )
+        )
+
+    def unpromoted_episodes(self, conn: Connection, min_weight: float, limit: int) -> list[Any]:
+        promoted = select(consolidation_links.c.episode_id).where(
+            consolidation_links.c.namespace == self.namespace
+        )
+        return list[Any](
+            conn.execute(
+                select(memories.c.id, memories.c.content, memories.c.context)
+                .where(
+                    memories.c.namespace == self.namespace,
+                    memories.c.layer == "episodic",
+                    memories.c.emotional_weight > min_weight,
+                    memories.c.id.not_in(promoted),
+                )
+                .order_by(memories.c.created_at.desc(), memories.c.pk.desc())
+                .limit(limit)
+            ).all()
+        )
+
+    def consolidated_fact(self, conn: Connection, content: str) -> str | None:
+        return conn.execute(
+            select(memories.c.id).where(
+                memories.c.namespace == self.namespace,
+                memories.c.layer == "semantic",
+                memories.c.source == "consolidation",
+                memories.c.content == content,
+            )
+        ).scalar()
+
+    def link(self, conn: Connection, episode_id: str, fact_id: str, now: datetime) -> bool:
+        """Link an episode to its fact unless it is linked already (by anyone): True when
+        this call made the link. The episode's ``updated_at`` is touched with it."""
+        made = conn.execute(
+            self._insert(consolidation_links)
+            .values(
+                namespace=self.namespace,
+                episode_id=episode_id,
+                fact_id=fact_id,
+                created_at=to_db(now),
+            )
+            .on_conflict_do_nothing(index_elements=["episode_id"])
+            .returning(consolidation_links.c.episode_id)
+        ).first()
+        if made is not None:
+            conn.execute(
+                update(memories)
+                .where(memories.c.namespace == self.namespace, memories.c.id == episode_id)
+                .values(updated_at=to_db(now))
+            )
+        return made is not None
+
+    def existing_ids(self, conn: Connection, ids: Sequence[str]) -> set[str]:
+        if not ids:
+            return set()
+        query = select(memories.c.id).where(
+            keyed_namespace_filter(self.namespace), memories.c.id.in_(list(ids))
+        )
+        return {str(i) for i in conn.execute(query).scalars()}
+
+    # ------------------------------------------------------------------ review and procedures
+    def due_facts(self, conn: Connection, now: datetime, limit: int) -> list[Row[Any]]:
+        return list(
+            conn.execute(
+                self._fact_query()
+                .where(facts.c.namespace == self.namespace, facts.c.due <= to_db(now))
+                .order_by(facts.c.due, memories.c.pk)
+                .limit(limit)
+            ).all()
+        )
+
+    def fact(self, conn: Connection, fact_id: str) -> Row[Any] | None:
+        return conn.execute(
+            self._fact_query().where(
+                memories.c.namespace == self.namespace, memories.c.id == fact_id
+            )
+        ).one_or_none()
+
+    @staticmethod
+    def _fact_query() -> Select[Any]:
+        return select(
+            memories.c.pk,
+            memories.c.id,
+            memories.c.content,
+            memories.c.confidence,
+            facts.c.due,
+            facts.c.card,
+        ).join(facts, facts.c.memory_pk == memories.c.pk)
+
+    def reschedule(
+        self, conn: Connection, pk: int, card: dict[str, Any], due: datetime, now: datetime
+    ) -> None:
+        conn.execute(
+            update(facts)
+            .where(facts.c.memory_pk == pk)
+            .values(
+                card=card,
+                due=to_db(due),
+                reviews=facts.c.reviews + 1,
+                access_count=facts.c.access_count + 1,
+                last_accessed=to_db(now),
+            )
+        )
+
+    def set_procedure_stats(self, conn: Connection, pk: int, rate: float, count: int) -> None:
+        conn.execute(
+            update(procedures)
+            .where(procedures.c.memory_pk == pk)
+            .values(success_rate=rate, execution_count=count)
+        )
+
+    # ------------------------------------------------------------------ counts
+    def layer_counts(self, conn: Connection) -> dict[str, int]:
+        query = (
+            select(memories.c.layer, func.count())
+            .where(memories.c.namespace == self.namespace)
+            .group_by(memories.c.layer)
+        )
+        return {str(layer): int(n) for layer, n in conn.execute(query).all()}
+
+    def count(self, conn: Connection, table: Table, *conditions: ColumnElement[bool]) -> int:
+        query = select(func.count()).select_from(table)
+        query = query.where(table.c.namespace == self.namespace, *conditions)
+        return int(conn.execute(query).scalar_one())
+
+    def due_count(self, conn: Connection, now: datetime) -> int:
+        return self.count(conn, facts, facts.c.due <= to_db(now))
+
+    def entity_counts(self, conn: Connection) -> tuple[int, int]:
+        return self.count(conn, entities), self.count(conn, entity_links)
+
+    # ------------------------------------------------------------------ sessions
+    def latest_session(self, conn: Connection) -> str | None:
+        return conn.execute(
+            select(sessions.c.session_id)
+            .where(sessions.c.namespace == self.namespace)
+            .order_by(sessions.c.started_at.desc())
+            .limit(1)
+        ).scalar()
+
+    def upsert_session(self, conn: Connection, session_id: str, now: datetime) -> None:
+        statement = self._insert(sessions).values(
+            namespace=self.namespace, session_id=session_id, started_at=to_db(now)
+        )
+        conn.execute(
+            statement.on_conflict_do_update(
+                index_elements=["namespace", "session_id"],
+                set_={"started_at": statement.excluded.started_at},
+            )
+        )
+
+    def add_interactions(
+        self,
+        conn: Connection,
+        session_id: str,
+        turns: Sequence[tuple[str, str, dict[str, Any]]],
+        now: datetime,
+    ) -> None:
+        conn.execute(
+            interactions.insert(),
+            [
+                {
+                    "namespace": self.namespace,
+                    "session_id": session_id,
+                    "role": role,
+                    "content": content,
+                    "metadata": metadata,
+                    "created_at": to_db(now),
+                }
+                for role, content, metadata in turns
+            ],
+        )
+
+    def _in_session(self, session_id: str) -> ColumnElement[bool]:
+        return (interactions.c.namespace == self.namespace) & (
+            interactions.c.session_id == session_id
+        )
+
+    def interactions(self, conn: Connection, session_id: str, limit: int) -> list[Row[Any]]:
+        """The latest ``limit`` interactions of a session, newest first."""
+        query = select(interactions).where(self._in_session(session_id))
+        return list(conn.execute(query.order_by(interactions.c.pk.desc()).limit(limit)).all())
+
+    def delete_interaction(self, conn: Connection, pk: int) -> None:
+        conn.execute(delete(interactions).where(interactions.c.pk == pk))
+
+    def clear_interactions(self, conn: Connection, session_id: str) -> int:
+        statement = delete(interactions).where(self._in_session(session_id))
+        return int(conn.execute(statement).rowcount)
+
+    def interaction_count(self, conn: Connection, session_id: str) -> int:
+        return self.count(conn, interactions, interactions.c.session_id == session_id)
+
+    # ------------------------------------------------------------------ store-wide settings
+    @staticmethod
+    def get_setting(conn: Connection, key: str) -> str | None:
+        value = conn.execute(select(meta.c.value).where(meta.c.key == key)).scalar_one_or_none()
+        return None if value is None else str(value)
+
+    def put_setting(self, conn: Connection, key: str, value: str) -> None:
+        statement = self._insert(meta).values(key=key, value=value)
+        conn.execute(
+            statement.on_conflict_do_update(
+                index_elements=["key"], set_={"value": statement.excluded.value}
+            )
+        )
+
+    # ------------------------------------------------------------------ dialect
+    def _insert(self, table: Table) -> Any:
+        return upsert_insert(self.database.dialect, table)
