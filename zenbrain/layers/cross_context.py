@@ -174,6 +174,13 @@ def _clean(word: str) -> str:
 
 def _runs(sentence: str) -> list[tuple[list[str], int, str | None]]:
     """Capitalised runs of ``sentence``: (words, index of first word, word before it)."""
+    first = _WORD.search(sentence)
+    if first is None:
+        return []
+    if sentence.islower() or sentence[first.end() :].islower():
+        # No upper-case letter after the first word (the common case): at most that word.
+        word = first.group(0)
+        return [([word], 0, None)] if word[0].isupper() else []
     # One split gives the words and what lies between them: [gap, word, gap, word, ..., gap].
     parts = _WORD_SPLIT.split(sentence)
     words = parts[1::2]
@@ -258,12 +265,19 @@ def extract_entities(text: str) -> list[Entity]:
                 inner_words.update(_fold_word(_clean(w)) for w in run)
     if not candidates:
         return []
-    german = _looks_german(text)
+    # Whether the text reads as German, worked out only when a candidate depends on it.
+    german_state: list[bool] = []
+
+    def german() -> bool:
+        if not german_state:
+            german_state.append(_looks_german(text))
+        return german_state[0]
+
     found: dict[str, Entity] = {}
     for run, opening, previous in candidates:
-        if german and len(run) > 1 and _fold_word(run[0]) in _GERMAN_DETERMINERS:
+        if len(run) > 1 and _fold_word(run[0]) in _GERMAN_DETERMINERS and german():
             previous, run, opening = run[0], run[1:], False
-        if german and previous is not None and _fold_word(previous) in _GERMAN_DETERMINERS:
+        if previous is not None and _fold_word(previous) in _GERMAN_DETERMINERS and german():
             # "der Hund von Herrn Müller": a noun after an article, then the name.
             particles = [i for i, w in enumerate(run) if w.lower() in _PARTICLES]
             if particles:
@@ -281,7 +295,7 @@ def extract_entities(text: str) -> list[Entity]:
             before = _clean(run[position - 1]) if position > 0 else previous
             if opening and position == 0 and _fold_word(word) not in inner_words:
                 continue
-            if german and _german_noun(word, before):
+            if german() and _german_noun(word, before):
                 continue
         name = " ".join(words)[:MAX_NAME_LENGTH]
         key = entity_key(name)
