@@ -30,11 +30,11 @@ demo: $(VENV)/.core  ## the main job on the embedded SQLite default, offline
 
 install: $(VENV)/.all
 
-lint: $(VENV)/.all
+lint: $(VENV)/.all  ## ruff over everything: core, integrations, benchmarks, tests, scripts
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check zenbrain
+	$(BIN)/ruff format --check .
 
-typecheck: $(VENV)/.all
+typecheck: $(VENV)/.all  ## mypy over the files listed in pyproject.toml ([tool.mypy] files)
 	$(BIN)/mypy
 
 test: lint typecheck  ## every test, PostgreSQL included (started automatically)

@@ -25,6 +25,7 @@ MODULES = [
     "zenbrain.testing",
     "zenbrain.testing.fakes",
     "zenbrain.testing.postgres",
+    "zenbrain.testing.contract",
     "zenbrain.algorithms",
     "zenbrain.layers",
     "zenbrain.layers.working",

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from zenbrain.layers.semantic import (
+    after_replay,
     compare_facts,
     first_schedule,
     relate_facts,
@@ -44,3 +45,15 @@ def test_a_new_fact_is_learned_once_and_reviews_push_it_out() -> None:
     again = review(card, 1, later)
     assert datetime.fromisoformat(easy["due"]) > datetime.fromisoformat(again["due"])
     assert easy["stability"] > card["stability"] > again["stability"]
+
+
+def test_replay_moves_the_next_review_out_but_never_earlier() -> None:
+    learned = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
+    card = first_schedule(learned)
+    stronger = after_replay(card, card["stability"] * 1.5)
+    assert stronger["stability"] == pytest.approx(card["stability"] * 1.5)
+    expected = learned + timedelta(days=card["stability"] * 1.5)
+    assert datetime.fromisoformat(stronger["due"]) == expected
+    weaker = after_replay(card, card["stability"] / 10)
+    assert datetime.fromisoformat(weaker["due"]) == datetime.fromisoformat(card["due"])
+    assert card["stability"] < stronger["stability"]  # the input is not changed in place

@@ -31,6 +31,7 @@ CHAT: list[tuple[str, str, bool]] = [
     ("user", "Write me a haiku about autumn.", DROP),
     ("assistant", "Red leaves drift and fall / ...", DROP),
     ("user", "Sounds good!", DROP),
+    ("user", "No, the other one.", DROP),
     ("user", "We decided to move the release of the billing service to Friday.", KEEP),
     ("user", "From now on, always answer in British English.", KEEP),
     ("user", "Do you remember what I told you about the release?", DROP),
@@ -45,6 +46,8 @@ CHAT: list[tuple[str, str, bool]] = [
     ("user", "ありがとうございます！", DROP),
     ("user", "Berlin.", DROP),
     ("user", "🎉🎉", DROP),
+    ("user", "See you tomorrow!", DROP),
+    ("user", "Bis morgen!", DROP),
 ]
 
 

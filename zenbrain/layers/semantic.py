@@ -16,7 +16,7 @@ is the ``fsrs.Card.to_dict()`` mapping the store keeps.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Final, Literal, cast
 
 from fsrs import Card, Rating, Scheduler
@@ -30,6 +30,7 @@ __all__ = [
     "GRADES",
     "SUPPORT_THRESHOLD",
     "FactRelation",
+    "after_replay",
     "compare_facts",
     "first_schedule",
     "relate_facts",
@@ -80,6 +81,17 @@ def first_schedule(now: datetime) -> dict[str, Any]:
 def review(card_state: dict[str, Any], grade: int, now: datetime) -> dict[str, Any]:
     """The card state after a review with ``grade`` (1..4) at ``now``."""
     card, _ = _SCHEDULER.review_card(Card.from_dict(cast(Any, card_state)), GRADES[grade], now)
+    return dict(card.to_dict())
+
+
+def after_replay(card_state: dict[str, Any], stability: float) -> dict[str, Any]:
+    """The card state after sleep replay raised its stability to ``stability`` days: the next
+    review moves out to ``stability`` days after the last review (FSRS's 90 % point), and is
+    never brought forward."""
+    card = Card.from_dict(cast(Any, card_state))
+    card.stability = stability
+    last_review = card.last_review or card.due
+    card.due = max(card.due, last_review + timedelta(days=stability))
     return dict(card.to_dict())
 
 

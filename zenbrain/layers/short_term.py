@@ -56,12 +56,14 @@ _FILLER: Final = _folded_set(
     understood noted gotcha interesting meant mean well really totally absolutely definitely
     much lot bit again anyway whatever know helps helped helpful appreciate appreciated works
     worked done funny one way quick question everything going doing don doesn didn isn aren
-    wasn weren won wouldn couldn shouldn ll ve re
+    wasn weren won wouldn couldn shouldn ll ve re other thing stuff today tomorrow tonight
+    soon
     hallo servus moin tschüss tschuess ciao danke dankeschön vielen dank bitte sehr gern
     gerne ja jo jep nein ne nee gut super toll klasse prima perfekt schön genau stimmt
     richtig alles klar verstanden passt ach aha achso na guten tag morgen abend nacht gute
     hilft geholfen funktioniert klappt klingt interessant wirklich echt entschuldigung macht
-    nichts kein keine problem frage kurze geht dir ihnen läuft
+    nichts kein keine problem frage kurze geht dir ihnen läuft bis bald später dann heute
+    andere anderen
     こんにちは こんばんは おはよう おはようございます ありがとう ありがとうございます どうも
     はい いいえ うん 了解 了解です なるほど すみません さようなら
     """

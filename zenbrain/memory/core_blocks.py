@@ -7,7 +7,7 @@ from zenbrain import _validation as check
 from zenbrain.layers.core import validate_label
 from zenbrain.memory import store as store_pipeline
 from zenbrain.memory.scope import MemoryScope
-from zenbrain.stages.cleanup import forget_stage_rows
+from zenbrain.stages import forget_stage_rows
 from zenbrain.storage.records import NewMemory
 from zenbrain.storage.timestamps import from_db
 from zenbrain.types import CoreBlock

@@ -12,7 +12,7 @@ from zenbrain.errors import InvalidInputError
 from zenbrain.memory import store as store_pipeline
 from zenbrain.memory.results import to_result
 from zenbrain.memory.scope import MemoryScope
-from zenbrain.stages.cleanup import forget_stage_rows
+from zenbrain.stages import forget_stage_rows
 from zenbrain.storage.dialect import JsonScalar
 from zenbrain.types import DEFAULT_RECALL_LAYERS, RecallResult
 

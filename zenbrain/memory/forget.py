@@ -9,7 +9,7 @@ from sqlalchemy import Row
 
 from zenbrain import _validation as check
 from zenbrain.memory.scope import MemoryScope
-from zenbrain.stages.cleanup import forget_stage_rows
+from zenbrain.stages import forget_stage_rows
 from zenbrain.types import FORGETTABLE_LAYERS, ForgetResult
 
 __all__ = ["forget"]

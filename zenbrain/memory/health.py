@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.memory.sessions import SHORT_TERM_WINDOW, current_session
+from zenbrain.stages import CrossContextStage
 from zenbrain.types import Health
 
 __all__ = ["health"]
@@ -18,7 +19,7 @@ def health(scope: MemoryScope) -> Health:
             due = repo.due_count(conn, now)
             session = current_session(scope, conn)
             in_session = 0 if session is None else repo.interaction_count(conn, session)
-            entity_count, link_count = repo.entity_counts(conn)
+            cross_context = CrossContextStage.counts(conn, scope.namespace)
         working = {"used": len(scope.working), "capacity": scope.working.capacity}
     return Health(
         working=working,
@@ -30,5 +31,5 @@ def health(scope: MemoryScope) -> Health:
         semantic={"count": counts.get("semantic", 0), "due_for_review": due},
         procedural={"count": counts.get("procedural", 0)},
         core={"blocks": counts.get("core", 0)},
-        cross_context={"entities": entity_count, "links": link_count},
+        cross_context=cross_context,
     )

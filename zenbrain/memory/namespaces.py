@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from zenbrain.errors import InvalidInputError
 from zenbrain.memory.scope import MemoryScope
-from zenbrain.stages.cleanup import forget_stage_rows
+from zenbrain.stages import drop_stage_rows
 
 __all__ = ["drop_namespace", "namespaces"]
 
@@ -29,10 +29,9 @@ def drop_namespace(scope: MemoryScope) -> int:
     with scope.lock:
         with repo.write() as conn:
             pks = repo.all_pks(conn)
+            drop_stage_rows(conn, scope.namespace)
             for start in range(0, len(pks), CHUNK):
-                chunk = pks[start : start + CHUNK]
-                forget_stage_rows(conn, scope.namespace, chunk)
-                repo.delete(conn, chunk)
+                repo.delete(conn, pks[start : start + CHUNK])
             repo.delete_namespace_rows(conn)
         scope.working.clear()
         scope.session_id = None

@@ -23,6 +23,7 @@ from zenbrain.storage.dialect import JsonScalar
 from zenbrain.storage.records import row_indexed_text
 from zenbrain.text import content_tokens, tokenize
 from zenbrain.types import (
+    DEFAULT_RECALL_LAYERS,
     RECALLABLE_LAYERS,
     SEARCHED_LAYERS,
     RecallResult,
@@ -53,7 +54,7 @@ def recall(
 ) -> list[RecallResult]:
     text = check.check_content(query, "query")
     if layers is None:
-        wanted: list[str] = ["episodic", "semantic", "procedural", "core"]
+        wanted: list[str] = list(DEFAULT_RECALL_LAYERS)
     else:
         if isinstance(layers, str) or not isinstance(layers, Sequence) or not layers:
             raise InvalidInputError(

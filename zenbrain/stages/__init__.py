@@ -14,9 +14,17 @@ SPEC requires and which costs little); ``stages=()`` runs none.
   confidence propagation.
 - :class:`TemporalStage` (``temporal``): before/after/first/last questions use the memories'
   time.
+
+Each stage owns its tables and their clean-up (:attr:`Stage.tables`, :meth:`Stage.forget`,
+:meth:`Stage.drop_namespace`); :func:`forget_stage_rows` and :func:`drop_stage_rows` run
+those hooks of every stage type, configured or not.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import Connection
 
 from zenbrain.stages.base import RecallRequest, Stage, StageScope, StoredMemory
 from zenbrain.stages.confidence import ConfidenceStage
@@ -38,6 +46,8 @@ __all__ = [
     "StoredMemory",
     "TemporalStage",
     "default_stages",
+    "drop_stage_rows",
+    "forget_stage_rows",
     "stage_by_name",
 ]
 
@@ -56,6 +66,21 @@ STAGE_TYPES: dict[str, type[Stage]] = {
 def default_stages() -> tuple[Stage, ...]:
     """The stages a coordinator runs when none are given."""
     return (CrossContextStage(),)
+
+
+def forget_stage_rows(conn: Connection, namespace: str, memory_pks: Sequence[int]) -> None:
+    """Delete what any stage stored about ``memory_pks`` (memories of ``namespace`` being
+    deleted), whether or not the stage is configured now."""
+    pks = list(memory_pks)
+    if pks:
+        for stage_type in STAGE_TYPES.values():
+            stage_type.forget(conn, namespace, pks)
+
+
+def drop_stage_rows(conn: Connection, namespace: str) -> None:
+    """Delete everything any stage stored in ``namespace``."""
+    for stage_type in STAGE_TYPES.values():
+        stage_type.drop_namespace(conn, namespace)
 
 
 def stage_by_name(name: str) -> Stage:

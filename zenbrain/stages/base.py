@@ -16,8 +16,13 @@ Hooks, in the order an operation meets them:
 - :meth:`Stage.consolidate`: one maintenance pass (write transaction); returns how many
   stored items it pruned, added to ``ConsolidationReport.pruned``.
 
-What a stage stored for a memory is removed when the memory is forgotten, whether or not
-the stage is still configured (:func:`zenbrain.stages.cleanup.forget_stage_rows`).
+A stage owns its tables (:attr:`Stage.tables`) and their clean-up: :meth:`Stage.forget`
+removes what it stored about memories being deleted and :meth:`Stage.drop_namespace`
+everything of a namespace. Both are class methods, and the coordinator calls them for every
+known stage type whether or not it is configured now
+(:func:`zenbrain.stages.forget_stage_rows`, :func:`zenbrain.stages.drop_stage_rows`): a
+stage that was on yesterday may have left rows. Stages write with :func:`upsert` (one
+``INSERT ... ON CONFLICT`` statement), never select-then-insert.
 """
 
 from __future__ import annotations
@@ -27,9 +32,10 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Table, delete, select
 
 from zenbrain.storage.database import Database
+from zenbrain.storage.dialect import upsert_insert
 from zenbrain.storage.schema import keyed_namespace_filter, memories
 from zenbrain.types import RecallResult
 
@@ -40,6 +46,7 @@ __all__ = [
     "StageScope",
     "StoredMemory",
     "pks_of",
+    "upsert",
     "with_metadata",
 ]
 
@@ -90,6 +97,19 @@ class Stage:
     name: ClassVar[str] = "stage"
     #: True when :meth:`after_recall` writes; only then does recall open a write transaction.
     writes_on_recall: ClassVar[bool] = False
+    #: The tables this stage keeps its rows in, parents before children.
+    tables: ClassVar[tuple[Table, ...]] = ()
+
+    @classmethod
+    def forget(cls, conn: Connection, namespace: str, memory_pks: Sequence[int]) -> None:
+        """Delete what this stage stored about ``memory_pks``, memories of ``namespace`` that
+        are being deleted."""
+
+    @classmethod
+    def drop_namespace(cls, conn: Connection, namespace: str) -> None:
+        """Delete every row this stage stored in ``namespace`` (children first)."""
+        for table in reversed(cls.tables):
+            conn.execute(delete(table).where(table.c.namespace == namespace))
 
     def after_store(
         self, conn: Connection, scope: StageScope, stored: Sequence[StoredMemory]
@@ -134,6 +154,36 @@ def pks_of(conn: Connection, namespace: str, ids: Sequence[str]) -> dict[str, in
         )
     ).all()
     return {str(row.id): int(row.pk) for row in rows}
+
+
+def upsert(
+    conn: Connection,
+    table: Table,
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    on: Sequence[str] | None = None,
+    update: Sequence[str] | Mapping[str, Any] = (),
+) -> None:
+    """Insert ``rows`` into ``table`` in one statement; a row that collides with an existing
+    one on the columns ``on`` (default: the primary key) updates it instead.
+
+    ``update`` names the columns that then take the new row's value, or maps columns to SQL
+    expressions over the existing row (``{"replays": table.c.replays + 1}``); without it an
+    existing row is left as it is (insert if absent).
+    """
+    if not rows:
+        return
+    statement = upsert_insert(conn.dialect.name, table).values([dict(row) for row in rows])
+    keys = list(on) if on is not None else [column.name for column in table.primary_key]
+    if not update:
+        conn.execute(statement.on_conflict_do_nothing(index_elements=keys))
+        return
+    changes = (
+        dict(update)
+        if isinstance(update, Mapping)
+        else {name: statement.excluded[name] for name in update}
+    )
+    conn.execute(statement.on_conflict_do_update(index_elements=keys, set_=changes))
 
 
 def with_metadata(result: RecallResult, **extra: Any) -> RecallResult:

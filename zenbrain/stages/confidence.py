@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from sqlalchemy import Connection, insert, or_, select, update
+from sqlalchemy import Connection, delete, or_, select, update
 
 from zenbrain._validation import check_int, check_positive_fraction
 from zenbrain.algorithms.bayesian import Relation, propagate_confidence
@@ -35,6 +35,7 @@ from zenbrain.stages.base import (
     StageScope,
     StoredMemory,
     pks_of,
+    upsert,
     with_metadata,
 )
 from zenbrain.storage.schema import fact_priors, fact_relations, memories
@@ -51,6 +52,7 @@ class ConfidenceStage(Stage):
     """Detects supporting and contradicting facts and propagates confidence between them."""
 
     name = "confidence"
+    tables = (fact_relations, fact_priors)
 
     def __init__(
         self,
@@ -107,25 +109,21 @@ class ConfidenceStage(Stage):
                 )
                 if relation is None:
                     continue
-                for source, target in ((memory.pk, int(row.pk)), (int(row.pk), memory.pk)):
-                    exists = conn.execute(
-                        select(fact_relations.c.weight).where(
-                            fact_relations.c.source_pk == source,
-                            fact_relations.c.target_pk == target,
-                            fact_relations.c.relation == relation,
-                        )
-                    ).first()
-                    if exists is None:
-                        conn.execute(
-                            insert(fact_relations).values(
-                                namespace=scope.namespace,
-                                source_pk=source,
-                                target_pk=target,
-                                relation=relation,
-                                weight=similarity,
-                                created_at=now,
-                            )
-                        )
+                upsert(
+                    conn,
+                    fact_relations,
+                    [
+                        {
+                            "namespace": scope.namespace,
+                            "source_pk": source,
+                            "target_pk": target,
+                            "relation": relation,
+                            "weight": similarity,
+                            "created_at": now,
+                        }
+                        for source, target in ((memory.pk, int(row.pk)), (int(row.pk), memory.pk))
+                    ],
+                )
                 touched.update((memory.pk, int(row.pk)))
         if touched:
             self._propagate(conn, scope.namespace, touched)
@@ -171,12 +169,16 @@ class ConfidenceStage(Stage):
                 )
             )
         }
-        for pk, confidence in current.items():
-            if pk not in priors:
-                conn.execute(
-                    insert(fact_priors).values(memory_pk=pk, namespace=namespace, prior=confidence)
-                )
-                priors[pk] = confidence
+        first_seen = {pk: confidence for pk, confidence in current.items() if pk not in priors}
+        upsert(
+            conn,
+            fact_priors,
+            [
+                {"memory_pk": pk, "namespace": namespace, "prior": confidence}
+                for pk, confidence in first_seen.items()
+            ],
+        )
+        priors.update(first_seen)
         relations = [
             Relation(source, target, relation, min(1.0, weight))
             for (source, target, relation), weight in edges.items()
@@ -190,6 +192,24 @@ class ConfidenceStage(Stage):
                     .where(memories.c.pk == pk, memories.c.namespace == namespace)
                     .values(confidence=round(belief, 6))
                 )
+
+    # ------------------------------------------------------------------ clean-up
+    @classmethod
+    def forget(cls, conn: Connection, namespace: str, memory_pks: Sequence[int]) -> None:
+        pks = list(memory_pks)
+        if not pks:
+            return
+        conn.execute(
+            delete(fact_relations).where(
+                fact_relations.c.namespace == namespace,
+                fact_relations.c.source_pk.in_(pks) | fact_relations.c.target_pk.in_(pks),
+            )
+        )
+        conn.execute(
+            delete(fact_priors).where(
+                fact_priors.c.namespace == namespace, fact_priors.c.memory_pk.in_(pks)
+            )
+        )
 
     # ------------------------------------------------------------------ recall
     def rerank(

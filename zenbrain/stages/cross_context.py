@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, and_, delete, func, insert, or_, select
+from sqlalchemy import Connection, and_, delete, func, or_, select
 from sqlalchemy.orm import aliased
 
 from zenbrain._validation import check_positive_fraction
@@ -41,9 +41,9 @@ from zenbrain.stages.base import (
     Stage,
     StageScope,
     StoredMemory,
+    upsert,
     with_metadata,
 )
-from zenbrain.stages.cleanup import delete_orphan_entities
 from zenbrain.storage.schema import entities, entity_links, entity_mentions, memories
 from zenbrain.storage.timestamps import to_db
 from zenbrain.types import SEARCHED_LAYERS, RecallResult
@@ -68,6 +68,7 @@ class CrossContextStage(Stage):
     """Entity extraction on store, cross-context links, link following on recall."""
 
     name = "cross_context"
+    tables = (entities, entity_mentions, entity_links)
 
     def __init__(
         self,
@@ -104,29 +105,46 @@ class CrossContextStage(Stage):
             for entity in extract_entities(memory.content)
         ]
         if found:
-            known = self._known_entities(conn, scope, {entity.key for _, _, entity in found})
+            keys = {entity.key for _, _, entity in found}
+            known = self._entity_pks(conn, scope, keys)
             fresh: dict[tuple[str, str], str] = {}
             for _, context, entity in found:
                 if (entity.key, context) not in known:
                     fresh.setdefault((entity.key, context), entity.name)
             if fresh:
-                created = self._create_entities(conn, scope, fresh)
-                known.update(created)
-                for (key, context), entity_pk in created.items():
+                now = to_db(scope.now())
+                upsert(
+                    conn,
+                    entities,
+                    [
+                        {
+                            "namespace": scope.namespace,
+                            "name": name,
+                            "key": key,
+                            "context": context,
+                            "created_at": now,
+                        }
+                        for (key, context), name in fresh.items()
+                    ],
+                    on=("namespace", "key", "context"),
+                )
+                known = self._entity_pks(conn, scope, keys)
+                for key, context in fresh:
                     if context in scope.contexts:
-                        self._link(conn, scope, entity_pk, key, context)
-            conn.execute(
-                insert(entity_mentions),
+                        self._link(conn, scope, known[key, context], key, context)
+            upsert(
+                conn,
+                entity_mentions,
                 [
                     {"entity_pk": known[entity.key, context], "memory_pk": memory.pk}
                     for memory, context, entity in found
                 ],
             )
         if previous:
-            delete_orphan_entities(conn, scope.namespace, list(set(previous)))
+            _delete_orphan_entities(conn, scope.namespace, list(set(previous)))
 
     @staticmethod
-    def _known_entities(
+    def _entity_pks(
         conn: Connection, scope: StageScope, keys: set[str]
     ) -> dict[tuple[str, str], int]:
         rows = conn.execute(
@@ -135,27 +153,6 @@ class CrossContextStage(Stage):
             )
         ).all()
         return {(str(row.key), str(row.context)): int(row.pk) for row in rows}
-
-    @staticmethod
-    def _create_entities(
-        conn: Connection, scope: StageScope, fresh: dict[tuple[str, str], str]
-    ) -> dict[tuple[str, str], int]:
-        now = to_db(scope.now())
-        wanted = list(fresh)
-        pks = conn.execute(
-            insert(entities).returning(entities.c.pk, sort_by_parameter_order=True),
-            [
-                {
-                    "namespace": scope.namespace,
-                    "name": fresh[key, context],
-                    "key": key,
-                    "context": context,
-                    "created_at": now,
-                }
-                for key, context in wanted
-            ],
-        ).scalars()
-        return {pair: int(pk) for pair, pk in zip(wanted, pks, strict=True)}
 
     def _link(
         self,
@@ -177,26 +174,68 @@ class CrossContextStage(Stage):
                 or_(*(entities.c.key.contains(word, autoescape=True) for word in words)),
             )
         ).all()
+        now = to_db(scope.now())
+        links = []
         for row in rows:
             similarity = key_similarity(words, key_words(row.key))
-            if similarity < self.link_threshold:
-                continue
-            a, b = sorted((entity_pk, int(row.pk)))
-            exists = conn.execute(
-                select(entity_links.c.entity_a).where(
-                    entity_links.c.entity_a == a, entity_links.c.entity_b == b
+            if similarity >= self.link_threshold:
+                a, b = sorted((entity_pk, int(row.pk)))
+                links.append(
+                    {
+                        "namespace": scope.namespace,
+                        "entity_a": a,
+                        "entity_b": b,
+                        "similarity": similarity,
+                        "created_at": now,
+                    }
                 )
-            ).first()
-            if exists is None:
-                conn.execute(
-                    insert(entity_links).values(
-                        namespace=scope.namespace,
-                        entity_a=a,
-                        entity_b=b,
-                        similarity=similarity,
-                        created_at=to_db(scope.now()),
-                    )
+        upsert(conn, entity_links, links)
+
+    # ------------------------------------------------------------------ clean-up
+    @classmethod
+    def forget(cls, conn: Connection, namespace: str, memory_pks: Sequence[int]) -> None:
+        """Remove the mentions of the memories; entities no memory mentions any more go,
+        so a forgotten name does not linger."""
+        if not memory_pks:
+            return
+        mentioned = list(
+            conn.execute(
+                select(entity_mentions.c.entity_pk)
+                .join(entities, entities.c.pk == entity_mentions.c.entity_pk)
+                .where(
+                    entities.c.namespace == namespace,
+                    entity_mentions.c.memory_pk.in_(list(memory_pks)),
                 )
+            ).scalars()
+        )
+        if mentioned:
+            conn.execute(
+                delete(entity_mentions).where(
+                    entity_mentions.c.memory_pk.in_(list(memory_pks)),
+                    entity_mentions.c.entity_pk.in_(mentioned),
+                )
+            )
+            _delete_orphan_entities(conn, namespace, list(set(mentioned)))
+
+    @classmethod
+    def counts(cls, conn: Connection, namespace: str) -> dict[str, int]:
+        """The layer's size in ``namespace``, as ``health()`` reports it."""
+        entity_count = conn.execute(
+            select(func.count()).select_from(entities).where(entities.c.namespace == namespace)
+        ).scalar_one()
+        link_count = conn.execute(
+            select(func.count())
+            .select_from(entity_links)
+            .where(entity_links.c.namespace == namespace)
+        ).scalar_one()
+        return {"entities": int(entity_count), "links": int(link_count)}
+
+    @classmethod
+    def drop_namespace(cls, conn: Connection, namespace: str) -> None:
+        in_namespace = select(entities.c.pk).where(entities.c.namespace == namespace)
+        conn.execute(delete(entity_mentions).where(entity_mentions.c.entity_pk.in_(in_namespace)))
+        conn.execute(delete(entity_links).where(entity_links.c.namespace == namespace))
+        conn.execute(delete(entities).where(entities.c.namespace == namespace))
 
     # ------------------------------------------------------------------ recall
     def rerank(
@@ -303,6 +342,35 @@ class CrossContextStage(Stage):
         merged = results + added[: request.limit]
         merged.sort(key=lambda r: r.score, reverse=True)
         return merged
+
+
+def _delete_orphan_entities(conn: Connection, namespace: str, entity_pks: Sequence[int]) -> int:
+    """Delete those of ``entity_pks`` (in ``namespace``) that no memory mentions any more,
+    with their links; returns how many went."""
+    if not entity_pks:
+        return 0
+    still_mentioned = select(entity_mentions.c.entity_pk).where(
+        entity_mentions.c.entity_pk.in_(list(entity_pks))
+    )
+    orphans = list(
+        conn.execute(
+            select(entities.c.pk).where(
+                entities.c.namespace == namespace,
+                entities.c.pk.in_(list(entity_pks)),
+                entities.c.pk.not_in(still_mentioned),
+            )
+        ).scalars()
+    )
+    if not orphans:
+        return 0
+    conn.execute(
+        delete(entity_links).where(
+            entity_links.c.namespace == namespace,
+            entity_links.c.entity_a.in_(orphans) | entity_links.c.entity_b.in_(orphans),
+        )
+    )
+    conn.execute(delete(entities).where(entities.c.pk.in_(orphans)))
+    return len(orphans)
 
 
 def merge_candidates(conn: Connection, namespace: str, limit: int = 20) -> list[MergeCandidate]:

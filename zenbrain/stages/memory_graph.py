@@ -21,13 +21,20 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Final
 
-from sqlalchemy import Connection, delete, insert, or_, select, update
+from sqlalchemy import Connection, delete, or_, select, update
 
 from zenbrain._validation import check_int, check_positive_fraction
 from zenbrain.algorithms.hebbian import NEUTRAL_WEIGHT, decay, strengthen
 from zenbrain.algorithms.hebbian import generate_pairs as hebbian_pairs
 from zenbrain.algorithms.pagerank import personalized_pagerank, undirected_to_directed
-from zenbrain.stages.base import RecallRequest, Stage, StageScope, pks_of, with_metadata
+from zenbrain.stages.base import (
+    RecallRequest,
+    Stage,
+    StageScope,
+    pks_of,
+    upsert,
+    with_metadata,
+)
 from zenbrain.storage.schema import memory_edges
 from zenbrain.storage.timestamps import to_db
 from zenbrain.types import SEARCHED_LAYERS, RecallResult
@@ -43,6 +50,7 @@ class MemoryGraphStage(Stage):
 
     name = "graph"
     writes_on_recall = True
+    tables = (memory_edges,)
 
     def __init__(
         self, *, coactivation_size: int = 5, seeds: int = 5, spread_weight: float = 0.5
@@ -71,32 +79,47 @@ class MemoryGraphStage(Stage):
         if len(active) < 2:
             return
         pk_of = pks_of(conn, scope.namespace, active)
-        pairs = hebbian_pairs(pk_of[i] for i in active if i in pk_of)
+        pairs = {
+            (min(first, second), max(first, second))
+            for first, second in hebbian_pairs(pk_of[i] for i in active if i in pk_of)
+        }
+        current = {
+            (int(row.memory_a), int(row.memory_b)): float(row.weight)
+            for row in conn.execute(
+                select(memory_edges.c.memory_a, memory_edges.c.memory_b, memory_edges.c.weight)
+                .where(memory_edges.c.memory_a.in_(sorted({a for a, _ in pairs})))
+                .where(memory_edges.c.memory_b.in_(sorted({b for _, b in pairs})))
+            )
+        }
         now = to_db(scope.now())
-        for first, second in pairs:
-            a, b = min(first, second), max(first, second)
-            current = conn.execute(
-                select(memory_edges.c.weight).where(
-                    memory_edges.c.memory_a == a, memory_edges.c.memory_b == b
+        upsert(
+            conn,
+            memory_edges,
+            [
+                {
+                    "namespace": scope.namespace,
+                    "memory_a": a,
+                    "memory_b": b,
+                    "weight": strengthen(current.get((a, b), NEUTRAL_WEIGHT)),
+                    "updated_at": now,
+                    "decayed_at": now,
+                }
+                for a, b in sorted(pairs)
+            ],
+            update=("weight", "updated_at"),
+        )
+
+    # ------------------------------------------------------------------ clean-up
+    @classmethod
+    def forget(cls, conn: Connection, namespace: str, memory_pks: Sequence[int]) -> None:
+        pks = list(memory_pks)
+        if pks:
+            conn.execute(
+                delete(memory_edges).where(
+                    memory_edges.c.namespace == namespace,
+                    memory_edges.c.memory_a.in_(pks) | memory_edges.c.memory_b.in_(pks),
                 )
-            ).scalar()
-            if current is None:
-                conn.execute(
-                    insert(memory_edges).values(
-                        namespace=scope.namespace,
-                        memory_a=a,
-                        memory_b=b,
-                        weight=strengthen(NEUTRAL_WEIGHT),
-                        updated_at=now,
-                        decayed_at=now,
-                    )
-                )
-            else:
-                conn.execute(
-                    update(memory_edges)
-                    .where(memory_edges.c.memory_a == a, memory_edges.c.memory_b == b)
-                    .values(weight=strengthen(float(current)), updated_at=now)
-                )
+            )
 
     # ------------------------------------------------------------------ spreading
     def _neighbourhood(

@@ -6,17 +6,19 @@ priority (:func:`zenbrain.algorithms.sleep_consolidation.select_for_replay`: fre
 accessed, emotional, recently used and still fragile facts first) and replays them
 (:func:`~zenbrain.algorithms.sleep_consolidation.replay`): the FSRS stability of each grows
 by 1.5 (1.8 for an emotional fact), capped at 365 days. The next review moves out
-accordingly: FSRS schedules a review when retrievability falls to 90 %, which is
-``stability`` days after the last review; a due date is never brought forward. Replays are
+accordingly (:func:`zenbrain.layers.semantic.after_replay`): FSRS schedules a review when
+retrievability falls to 90 %, which is ``stability`` days after the last review; a due date
+is never brought forward. Replays are
 recorded in ``zb_fact_replays``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, delete, select, update
 
 from zenbrain._validation import check_duration, check_int
 from zenbrain.algorithms.sleep_consolidation import (
@@ -25,7 +27,8 @@ from zenbrain.algorithms.sleep_consolidation import (
     replay,
     select_for_replay,
 )
-from zenbrain.stages.base import Stage, StageScope
+from zenbrain.layers.semantic import after_replay
+from zenbrain.stages.base import Stage, StageScope, upsert
 from zenbrain.storage.schema import fact_replays, facts, memories
 from zenbrain.storage.timestamps import to_db
 
@@ -42,6 +45,7 @@ class SleepReplayStage(Stage):
     """Replays the highest-priority facts once per ``min_interval``."""
 
     name = "replay"
+    tables = (fact_replays,)
 
     def __init__(
         self,
@@ -100,24 +104,34 @@ class SleepReplayStage(Stage):
         moment = to_db(now)
         for key, stability in outcome.stabilities.items():
             row = by_key[key]
-            card = dict(row.card)
-            card["stability"] = stability
-            last_review = datetime.fromisoformat(card.get("last_review") or card["due"])
-            due = max(_aware(row.due), _aware(last_review) + timedelta(days=stability))
-            card["due"] = due.isoformat()
+            card = after_replay(row.card, stability)
+            due = datetime.fromisoformat(card["due"])
             conn.execute(
                 update(facts).where(facts.c.memory_pk == row.pk).values(card=card, due=to_db(due))
             )
-            if row.replays is None:
-                conn.execute(
-                    insert(fact_replays).values(
-                        memory_pk=row.pk, namespace=scope.namespace, replayed_at=moment, replays=1
-                    )
-                )
-            else:
-                conn.execute(
-                    update(fact_replays)
-                    .where(fact_replays.c.memory_pk == row.pk)
-                    .values(replayed_at=moment, replays=fact_replays.c.replays + 1)
-                )
+        upsert(
+            conn,
+            fact_replays,
+            [
+                {
+                    "memory_pk": by_key[key].pk,
+                    "namespace": scope.namespace,
+                    "replayed_at": moment,
+                    "replays": 1,
+                }
+                for key in outcome.stabilities
+            ],
+            update={"replayed_at": moment, "replays": fact_replays.c.replays + 1},
+        )
         return 0
+
+    # ------------------------------------------------------------------ clean-up
+    @classmethod
+    def forget(cls, conn: Connection, namespace: str, memory_pks: Sequence[int]) -> None:
+        if memory_pks:
+            conn.execute(
+                delete(fact_replays).where(
+                    fact_replays.c.namespace == namespace,
+                    fact_replays.c.memory_pk.in_(list(memory_pks)),
+                )
+            )

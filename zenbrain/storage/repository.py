@@ -42,8 +42,6 @@ from zenbrain.storage.records import NewMemory, indexed_text
 from zenbrain.storage.schema import (
     consolidation_links,
     core_blocks,
-    entities,
-    entity_links,
     facts,
     interactions,
     keyed_namespace_filter,
@@ -325,7 +323,7 @@ class Repository:
     # ------------------------------------------------------------------ deletes
     def delete(self, conn: Connection, pks: Sequence[int]) -> None:
         """Delete memories with their layer rows and index entries (stage rows are the
-        stages' own: see :func:`zenbrain.stages.cleanup.forget_stage_rows`)."""
+        stages' own: see :func:`zenbrain.stages.forget_stage_rows`)."""
         if not pks:
             return
         pks = list(pks)
@@ -353,8 +351,9 @@ class Repository:
         return [int(pk) for pk in conn.execute(query).scalars()]
 
     def delete_namespace_rows(self, conn: Connection) -> None:
-        """Everything but the memories themselves: sessions, interactions, links, entities."""
-        for table in (interactions, sessions, consolidation_links, entity_links, entities):
+        """Everything but the memories themselves and the stages' rows: sessions,
+        interactions, consolidation links."""
+        for table in (interactions, sessions, consolidation_links):
             conn.execute(delete(table).where(table.c.namespace == self.namespace))
 
     def namespaces(self, conn: Connection, prefix: str) -> list[str]:
@@ -511,9 +510,6 @@ class Repository:
 
     def due_count(self, conn: Connection, now: datetime) -> int:
         return self.count(conn, facts, facts.c.due <= to_db(now))
-
-    def entity_counts(self, conn: Connection) -> tuple[int, int]:
-        return self.count(conn, entities), self.count(conn, entity_links)
 
     # ------------------------------------------------------------------ sessions
     def latest_session(self, conn: Connection) -> str | None:

