@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -202,7 +203,20 @@ def _in_child(work: _Work, label: str) -> tuple[Measurement, Any] | None:
     if status != "ok":
         print(f"{label}: {payload}", file=sys.stderr)
         return None
-    return payload  # type: ignore[no-any-return]
+    return payload
+
+
+def _measure_zenbrain_with_profile(
+    run: ScaleRun, corpus: Any, size: int, **arguments: Any
+) -> tuple[Measurement, Any]:
+    """One zenbrain measurement, with the profile its hook may have put on ``run``."""
+    return measure_zenbrain(corpus, size, **arguments), run.profile
+
+
+def _measure_peer(
+    measure: Callable[..., Measurement], corpus: Any, size: int, settings: RunSettings
+) -> tuple[Measurement, None]:
+    return measure(corpus, size, settings=settings), None
 
 
 def run_benchmark(
@@ -305,17 +319,16 @@ def run_benchmark(
                 for hybrid in (False, True):
                     hook = profile_hook_for(size) if hybrid and backend == "sqlite" else None
                     measured = run_one(
-                        lambda backend=backend, hybrid=hybrid, hook=hook, size=size: (
-                            measure_zenbrain(
-                                corpus,
-                                size,
-                                backend=backend,
-                                hybrid=hybrid,
-                                settings=settings,
-                                server_url=server,
-                                profile_hook=hook,
-                            ),
-                            run.profile,
+                        partial(
+                            _measure_zenbrain_with_profile,
+                            run,
+                            corpus,
+                            size,
+                            backend=backend,
+                            hybrid=hybrid,
+                            settings=settings,
+                            server_url=server,
+                            profile_hook=hook,
                         ),
                         f"zenbrain {backend} {size:,}",
                     )
@@ -323,12 +336,8 @@ def run_benchmark(
                         run.measurements.append(measured[0])
                         run.profile = measured[1] or run.profile
             elif name in measures:
-                measure = measures[name]
                 measured = run_one(
-                    lambda measure=measure, size=size: (
-                        measure(corpus, size, settings=settings),
-                        None,
-                    ),
+                    partial(_measure_peer, measures[name], corpus, size, settings),
                     f"{name} {size:,}",
                 )
                 if measured is not None:

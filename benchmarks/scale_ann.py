@@ -92,9 +92,10 @@ def measure(
     if hnsw and size <= HNSW_MAX_SIZE:
         from usearch.index import Index
 
-        index = Index(ndim=vectors.shape[1], metric="cos", dtype="i8", connectivity=16)
+        index = Index(
+            ndim=vectors.shape[1], metric="cos", dtype="i8", connectivity=16, expansion_search=64
+        )
         index.add(np.arange(size), vectors, threads=2)
-        index.expansion_search = 64
         count = PREFILTER_CANDIDATES_PER_RESULT * 10 + PREFILTER_EXTRA_CANDIDATES
         hits = 0
         times = []
