@@ -60,7 +60,7 @@ check: test
 bench: $(VENV)/.all  ## rewrites docs/benchmarks.md (LoCoMo needs ../shared/data or $$ZENBRAIN_LOCOMO)
 	$(BIN)/python -m benchmarks.locomo --write-docs
 	$(BIN)/python -m benchmarks.locomo_stages --hybrid --write-docs
-	$(BIN)/python benchmarks/scale.py --write-docs
+	$(BIN)/python -m benchmarks.scale --write-docs
 
 dist: $(VENV)/.all  ## sdist and wheel of every distribution into dist/, checked with twine
 	rm -rf dist

@@ -6,8 +6,10 @@ Needs ``pip install 'zenbrain[postgres]'`` (psycopg 3 and pgvector) and a server
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -18,10 +20,18 @@ from zenbrain.storage.indexes import IndexedText, IndexedVector, ScopeStatistics
 from zenbrain.storage.migrations import POSTGRES_MIGRATION_LOCK
 from zenbrain.storage.scopes import count_memories, scope_tokens, scoped_terms
 
-__all__ = ["PostgresLexicalIndex", "PostgresVectorIndex", "open_postgres"]
+__all__ = ["PostgresLexicalIndex", "PostgresVectorIndex", "deferred_hnsw", "open_postgres"]
 
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
+COPY_MIN_ROWS = 64
+"""From this many rows a batch of vectors goes in with one binary ``COPY``."""
+_HNSW_INDEX = "zb_pgvectors_hnsw"
+_CREATE_HNSW = (
+    f"CREATE INDEX IF NOT EXISTS {_HNSW_INDEX} ON zb_pgvectors "
+    f"USING hnsw (embedding vector_cosine_ops) WITH (m = {HNSW_M}, "
+    f"ef_construction = {HNSW_EF_CONSTRUCTION})"
+)
 
 
 def open_postgres(url: str) -> tuple[Engine, PostgresLexicalIndex, PostgresVectorIndex]:
@@ -355,11 +365,7 @@ class PostgresVectorIndex:
             " namespace TEXT NOT NULL, layer TEXT NOT NULL, context TEXT,"
             f" embedding vector({int(dimension)}) NOT NULL)"
         )
-        conn.exec_driver_sql(
-            "CREATE INDEX IF NOT EXISTS zb_pgvectors_hnsw ON zb_pgvectors "
-            f"USING hnsw (embedding vector_cosine_ops) WITH (m = {HNSW_M}, "
-            f"ef_construction = {HNSW_EF_CONSTRUCTION})"
-        )
+        conn.exec_driver_sql(_CREATE_HNSW)
         conn.exec_driver_sql(
             "CREATE INDEX IF NOT EXISTS zb_pgvectors_scope ON zb_pgvectors (namespace, layer)"
         )
@@ -367,6 +373,9 @@ class PostgresVectorIndex:
 
     def add(self, conn: Connection, rows: Sequence[IndexedVector]) -> None:
         if not rows:
+            return
+        if len(rows) >= COPY_MIN_ROWS:
+            self._copy(conn, rows)
             return
         conn.execute(
             text(
@@ -384,6 +393,24 @@ class PostgresVectorIndex:
                 for r in rows
             ],
         )
+
+    @staticmethod
+    def _copy(conn: Connection, rows: Sequence[IndexedVector]) -> None:
+        """One binary ``COPY`` for a batch: no per-row statement, vectors sent as pgvector's
+        binary format, in the caller's transaction."""
+        raw = conn.connection.driver_connection
+        with (
+            raw.cursor() as cursor,  # type: ignore[union-attr]
+            cursor.copy(
+                "COPY zb_pgvectors (memory_pk, namespace, layer, context, embedding) "
+                "FROM STDIN WITH (FORMAT BINARY)"
+            ) as copy,
+        ):
+            copy.set_types(["int8", "text", "text", "text", "vector"])
+            for r in rows:
+                copy.write_row(
+                    (r.pk, r.namespace, r.layer, r.context, np.asarray(r.vector, np.float32))
+                )
 
     def remove(self, conn: Connection, pks: Sequence[int]) -> None:
         if pks and self._exists(conn):
@@ -434,3 +461,39 @@ class PostgresVectorIndex:
                 "WHERE m.namespace = :ns AND v.memory_pk IS NULL ORDER BY m.pk LIMIT :limit"
             )
         return [int(r[0]) for r in conn.execute(text(query), {"ns": namespace, "limit": limit})]
+
+
+@contextmanager
+def deferred_hnsw(
+    engine: Engine, *, parallel_workers: int = 2, maintenance_work_mem: str = "1GB"
+) -> Iterator[None]:
+    """Load many vectors without maintaining the HNSW index row by row.
+
+    Drops the HNSW index on entry and builds it again on exit, once, over everything that
+    was loaded, with ``parallel_workers`` parallel maintenance workers and
+    ``maintenance_work_mem`` for the build (the graph fits in memory: the build is then
+    several times faster than inserting into the index). Meanwhile vector searches still
+    work, by an exact scan. Use it around a bulk ``store_many`` on a store no one else is
+    searching heavily::
+
+        with deferred_hnsw(memory.database.engine):
+            for batch in batches:
+                memory.store_many(batch)
+    """
+    if not re.fullmatch(r"\d+\s*(kB|MB|GB)", maintenance_work_mem):
+        raise StorageError(
+            f"maintenance_work_mem must look like '1GB', got {maintenance_work_mem!r}"
+        )
+    workers = int(parallel_workers)
+    with engine.begin() as conn:
+        present = conn.exec_driver_sql("SELECT to_regclass('zb_pgvectors') IS NOT NULL").scalar()
+        if present:
+            conn.exec_driver_sql(f"DROP INDEX IF EXISTS {_HNSW_INDEX}")
+    try:
+        yield
+    finally:
+        with engine.begin() as conn:
+            if conn.exec_driver_sql("SELECT to_regclass('zb_pgvectors') IS NOT NULL").scalar():
+                conn.exec_driver_sql(f"SET LOCAL maintenance_work_mem = '{maintenance_work_mem}'")
+                conn.exec_driver_sql(f"SET LOCAL max_parallel_maintenance_workers = {workers}")
+                conn.exec_driver_sql(_CREATE_HNSW)
