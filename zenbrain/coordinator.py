@@ -8,9 +8,11 @@ signature that runs it in a worker thread.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Literal
 
 from zenbrain import _validation as check
@@ -34,6 +36,7 @@ from zenbrain.memory.scope import (
 from zenbrain.providers.base import EmbeddingProvider, Summarizer
 from zenbrain.stages import MergeCandidate, Stage
 from zenbrain.stages.cross_context import merge_candidates as list_merge_candidates
+from zenbrain.storage.backup import backup as backup_store
 from zenbrain.storage.database import Database
 from zenbrain.storage.repository import Repository
 from zenbrain.types import (
@@ -47,6 +50,8 @@ from zenbrain.types import (
 )
 
 __all__ = ["DEFAULT_CONTEXTS", "MemoryCoordinator"]
+
+MAX_WORKING_CAPACITY = 1_000
 
 
 class MemoryCoordinator:
@@ -80,7 +85,8 @@ class MemoryCoordinator:
         self.embedder = embedder
         self.summarizer = summarizer
         self.clock = check_clock(clock)
-        working = WorkingMemory(capacity=working_capacity)
+        capacity = check.check_int(working_capacity, "working_capacity", 1, MAX_WORKING_CAPACITY)
+        working = WorkingMemory(capacity=capacity)
         self._owns_database = _database is None
         self._db = _database if _database is not None else Database(*resolve_location(db))
         repo = Repository(self._db, self.namespace)
@@ -260,6 +266,12 @@ class MemoryCoordinator:
         number of memories deleted."""
         return namespaces.drop_namespace(self._scope)
 
+    def backup(self, path: str | os.PathLike[str]) -> Path:
+        """Write a consistent copy of the whole store (every namespace) to ``path`` while
+        others keep writing: SQLite's online backup API, or ``pg_dump`` for PostgreSQL.
+        Returns the absolute path written. See :mod:`zenbrain.storage.backup`."""
+        return backup_store(self._db, path)
+
     # ------------------------------------------------------------------ review, procedures
     def review_queue(self, limit: int = 10) -> list[ReviewItem]:
         """Facts due for review now, most overdue first."""
@@ -428,6 +440,9 @@ class MemoryCoordinator:
 
     async def ahealth(self) -> Health:
         return await asyncio.to_thread(self.health)
+
+    async def abackup(self, path: str | os.PathLike[str]) -> Path:
+        return await asyncio.to_thread(self.backup, path)
 
     async def anamespaces(self, prefix: str = "") -> list[str]:
         return await asyncio.to_thread(self.namespaces, prefix)

@@ -13,11 +13,19 @@ them. Messages say what was expected, what came, and how to fix it::
     ├── EmbeddingMismatchError                    store and embedder disagree on model/dimension
     ├── ProviderError                             an embedding provider or summariser failed
     └── MissingDependencyError (also ImportError) an optional extra is not installed
+
+What the public API raises: for any argument *value* (wrong type, NaN, text with NUL or
+lone surrogates, huge or deeply nested data, dates out of range), only these errors, and a
+rejected call changes nothing. The one Python error left to Python is the ``TypeError`` of
+a call that does not fit the signature (an unknown keyword, a missing argument), which is
+raised before zenbrain runs. Messages quote at most about 80 characters of a value; a
+message is never longer than :data:`MAX_MESSAGE_CHARS`.
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "MAX_MESSAGE_CHARS",
     "DatabaseNotWritableError",
     "EmbeddingMismatchError",
     "InvalidInputError",
@@ -31,8 +39,22 @@ __all__ = [
 ]
 
 
+MAX_MESSAGE_CHARS = 1_000
+
+
 class ZenbrainError(Exception):
     """Base class of every error zenbrain raises on purpose."""
+
+    def __init__(self, *args: object) -> None:
+        if len(args) == 1 and isinstance(args[0], str) and len(args[0]) > MAX_MESSAGE_CHARS:
+            # A safety net: no raise site may echo a huge value back whole.
+            message = args[0]
+            omitted = len(message) - MAX_MESSAGE_CHARS + 100
+            args = (
+                f"{message[: MAX_MESSAGE_CHARS - 300]} [... {omitted:,} characters omitted ...] "
+                f"{message[-200:]}",
+            )
+        super().__init__(*args)
 
 
 class InvalidInputError(ZenbrainError, ValueError):

@@ -30,11 +30,14 @@ def derive_label(content: str) -> str:
 
 
 def validate_label(label: object) -> str:
+    from zenbrain._validation import check_storable, shown
     from zenbrain.errors import InvalidInputError
 
     if not isinstance(label, str) or not label.strip():
-        raise InvalidInputError(f"a core block label must be a non-empty string, got {label!r}")
-    label = label.strip()
+        raise InvalidInputError(
+            f"a core block label must be a non-empty string, got {shown(label)}"
+        )
+    label = check_storable(label.strip(), "the core block label")
     if len(label) > MAX_LABEL_LENGTH:
         raise InvalidInputError(
             f"a core block label may have at most {MAX_LABEL_LENGTH} characters, got {len(label)}"

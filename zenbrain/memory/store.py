@@ -60,8 +60,13 @@ def prepare(
     src = check.check_optional_text(source, "source")
     step_list = check.check_strings(steps, "steps")
     tool_list = check.check_strings(tools, "tools") or []
-    if outcome is not None and not isinstance(outcome, str):
-        raise InvalidInputError(f"outcome must be a string, got {outcome!r}")
+    if outcome is not None:
+        if not isinstance(outcome, str) or len(outcome) > check.MAX_OUTCOME_CHARS:
+            raise InvalidInputError(
+                f"outcome must be a string of at most {check.MAX_OUTCOME_CHARS:,} characters, "
+                f"got {check.shown(outcome)}"
+            )
+        check.check_storable(outcome, "outcome")
     meta = check.check_metadata(metadata)
     when = check.check_created_at(created_at) or now
     if weight is None:
@@ -89,6 +94,11 @@ def prepare(
     elif item.layer == "core":
         item.label = derive_label(text)
         item.confidence = 1.0
+    if len(item.indexed_text) > check.MAX_CONTENT_CHARS:  # content, steps and outcome together
+        raise InvalidInputError(
+            f"the procedure with its steps and outcome has {len(item.indexed_text):,} "
+            f"characters; at most {check.MAX_CONTENT_CHARS:,} are accepted"
+        )
     return item
 
 

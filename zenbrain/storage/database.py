@@ -1,24 +1,30 @@
-"""Opening a store: resolving the location, creating and migrating the schema, and the
-back end's indexes. Writes go through :meth:`Database.write` (one transaction each)."""
+"""Opening a store: resolving the location, creating and migrating the schema (see
+:mod:`zenbrain.storage.migrations`), and the back end's indexes. Reads and writes go through
+:meth:`Database.read` and :meth:`Database.write` (one transaction each), which turn driver
+errors into :class:`~zenbrain.errors.StorageError` with a message that says what helps."""
 
 from __future__ import annotations
 
-import os
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import Connection, Engine, create_engine, select
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
 from zenbrain.config import DEFAULT_DB, resolve_location
-from zenbrain.errors import DatabaseNotWritableError, SchemaVersionError, StorageError
+from zenbrain.errors import (
+    DatabaseNotWritableError,
+    InvalidInputError,
+    StorageError,
+    ZenbrainError,
+)
 from zenbrain.storage.indexes import LexicalIndex, VectorIndex
-from zenbrain.storage.schema import SCHEMA_VERSION, meta, metadata
+from zenbrain.storage.migrations import migrate
+from zenbrain.storage.schema import meta
 
-__all__ = ["DEFAULT_DB", "Database", "resolve_location"]
+__all__ = ["DEFAULT_DB", "Database", "resolve_location", "storage_error"]
 
 _PATH_ADVICE = (
     "Set ZENBRAIN_DB (or pass db=) to an absolute path or one starting with ~/, "
@@ -27,18 +33,70 @@ _PATH_ADVICE = (
 
 
 def _prepare_file(path: Path) -> None:
+    """Create the folder. Whether the file can be written is learnt by opening it (a probe
+    table shared by concurrent openers would race; see :func:`storage_error`)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with sqlite3.connect(path) as probe:  # fails early and clearly on unwritable paths
-            probe.execute("CREATE TABLE IF NOT EXISTS zb_probe(x)")
-            probe.execute("DROP TABLE zb_probe")
-        probe.close()
-    except (OSError, sqlite3.Error) as exc:
-        where = "the working directory " + os.getcwd() if not path.is_absolute() else str(path)
+    except OSError as exc:
         raise DatabaseNotWritableError(
-            f"cannot create or write the zenbrain database at {path} ({exc}). "
-            f"{_PATH_ADVICE} (resolved against {where})."
+            f"cannot create the folder of the zenbrain database {path} "
+            f"({exc.strerror or exc}). {_PATH_ADVICE}"
         ) from exc
+
+
+_MESSAGE_LIMIT = 300
+_LOCKED = ("database is locked", "database is busy", "database table is locked")
+_NOT_WRITABLE = (
+    "unable to open database file",
+    "readonly database",
+    "read-only",
+    "permission denied",
+    "disk i/o error",
+    "database or disk is full",
+)
+_DAMAGED = ("file is not a database", "database disk image is malformed", "malformed")
+
+
+def _driver_message(exc: BaseException) -> str:
+    """The driver's own message, without SQLAlchemy's quoted statement and parameters
+    (which may hold megabytes of user content), cut to a readable length."""
+    orig = getattr(exc, "orig", None)
+    message = " ".join(str(orig if orig is not None else exc).split())
+    if len(message) > _MESSAGE_LIMIT:
+        message = f"{message[:_MESSAGE_LIMIT]}... ({len(message):,} characters)"
+    return message or type(exc).__name__
+
+
+def storage_error(exc: BaseException, action: str, where: str) -> ZenbrainError:
+    """The zenbrain error for a failure of the driver while ``action`` (e.g. "reading")
+    the store at ``where``: a message that says what happened and what helps."""
+    if isinstance(exc, UnicodeError):
+        return InvalidInputError(
+            "text must be valid Unicode that can be encoded as UTF-8 (it holds a lone "
+            f"surrogate such as '\\ud800'): {_driver_message(exc)}"
+        )
+    message = _driver_message(exc)
+    lowered = message.lower()
+    if any(marker in lowered for marker in _LOCKED):
+        from zenbrain.storage.sqlite import BUSY_TIMEOUT_MS
+
+        return StorageError(
+            f"{action} the zenbrain database at {where} failed: another process held its "
+            f"write lock for more than {BUSY_TIMEOUT_MS // 1000} s ({message}). Retry when "
+            "that process has finished its write."
+        )
+    if any(marker in lowered for marker in _NOT_WRITABLE):
+        return DatabaseNotWritableError(
+            f"cannot write the zenbrain database at {where}: {message}. Check that the file "
+            f"and its folder are writable and the disk is not full. {_PATH_ADVICE}"
+        )
+    if any(marker in lowered for marker in _DAMAGED):
+        return StorageError(
+            f"the zenbrain database at {where} is damaged or not a SQLite database "
+            f"({message}). Restore it from a backup (MemoryCoordinator.backup), or open "
+            "another path."
+        )
+    return StorageError(f"{action} the zenbrain database at {where} failed: {message}")
 
 
 class Database:
@@ -64,11 +122,24 @@ class Database:
                 "sqlite:///path or postgresql+psycopg://user@host/db"
             )
         self.dialect = self.engine.dialect.name
-        self._migrate()
+        try:
+            migrate(self)
+        except BaseException:
+            self.engine.dispose()
+            raise
+
+    @property
+    def safe_url(self) -> str:
+        """The URL with any password hidden, for messages."""
+        return str(self.engine.url.render_as_string(hide_password=True))
+
+    @property
+    def where(self) -> str:
+        return str(self.path or self.safe_url)
 
     @staticmethod
     def _sqlite_engine(url: str, path: Path | None) -> Engine:
-        from zenbrain.storage.sqlite import configure_sqlite_engine
+        from zenbrain.storage.sqlite import BUSY_TIMEOUT_MS, configure_sqlite_engine
 
         if path is None:
             # One shared connection, or each thread would get its own empty in-memory database.
@@ -78,40 +149,12 @@ class Database:
             configure_sqlite_engine(engine, wal=False)
             return engine
         _prepare_file(path)
-        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+        engine = create_engine(
+            url,
+            connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
+        )
         configure_sqlite_engine(engine, wal=True)
         return engine
-
-    def _migrate(self) -> None:
-        try:
-            with self.write() as conn:
-                meta.create(conn, checkfirst=True)
-                found = conn.execute(select(meta.c.value).where(meta.c.key == "schema_version"))
-                version = found.scalar_one_or_none()
-                if version is not None and int(version) > SCHEMA_VERSION:
-                    raise SchemaVersionError(
-                        f"the store at {self.path or self.url} has schema version {version}, but "
-                        f"this zenbrain understands up to {SCHEMA_VERSION}: upgrade zenbrain"
-                    )
-                # Version 1 is the first schema; later versions add steps here, in order.
-                tables = [
-                    table
-                    for table in metadata.sorted_tables
-                    # PostgreSQL keeps vectors in pgvector instead (see storage/postgres.py).
-                    if self.dialect == "sqlite"
-                    or table.name not in ("zb_vectors", "zb_vector_versions")
-                ]
-                metadata.create_all(conn, tables=tables, checkfirst=True)
-                self.lexical.install(conn)
-                if version is None:
-                    conn.execute(
-                        meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION))
-                    )
-        except OperationalError as exc:
-            raise DatabaseNotWritableError(
-                f"cannot initialise the zenbrain database at {self.path or self.url}: {exc.orig}. "
-                f"{_PATH_ADVICE}"
-            ) from exc
 
     def allocate_keys(self, conn: Connection, count: int) -> list[int]:
         """``count`` fresh primary keys for ``zb_memories``, so a batch can be inserted
@@ -138,13 +181,17 @@ class Database:
         try:
             with self.engine.connect().execution_options(zenbrain_write=True) as conn, conn.begin():
                 yield conn
-        except SQLAlchemyError as exc:
-            raise StorageError(f"writing to {self.path or self.url} failed: {exc}") from exc
+        except (SQLAlchemyError, UnicodeError) as exc:
+            raise storage_error(exc, "writing to", self.where) from exc
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        with self.engine.connect() as conn, conn.begin():
-            yield conn
+        """One read transaction (a consistent snapshot)."""
+        try:
+            with self.engine.connect() as conn, conn.begin():
+                yield conn
+        except (SQLAlchemyError, UnicodeError) as exc:
+            raise storage_error(exc, "reading", self.where) from exc
 
     def get_meta(self, key: str) -> str | None:
         with self.read() as conn:

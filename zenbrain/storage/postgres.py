@@ -15,6 +15,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 
 from zenbrain.errors import MissingDependencyError, StorageError
 from zenbrain.storage.indexes import IndexedText, IndexedVector, ScopeStatistics
+from zenbrain.storage.migrations import POSTGRES_MIGRATION_LOCK
 from zenbrain.storage.scopes import count_memories, scope_tokens, scoped_terms
 
 __all__ = ["PostgresLexicalIndex", "PostgresVectorIndex", "open_postgres"]
@@ -38,7 +39,14 @@ def open_postgres(url: str) -> tuple[Engine, PostgresLexicalIndex, PostgresVecto
     _send_vectors_in_binary(engine)
     try:
         with engine.begin() as conn:
-            conn.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS vector")
+            # Concurrent CREATE EXTENSION IF NOT EXISTS can still collide: serialise it
+            # with the migrations' lock, and skip it when the extension is there.
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({POSTGRES_MIGRATION_LOCK})")
+            present = conn.exec_driver_sql(
+                "SELECT 1 FROM pg_extension WHERE extname = 'vector'"
+            ).scalar()
+            if not present:
+                conn.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS vector")
     except Exception as exc:
         engine.dispose()
         raise StorageError(
@@ -67,7 +75,11 @@ def _send_vectors_in_binary(engine: Engine) -> None:
     @event.listens_for(engine, "checkout")
     def _on_checkout(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
         if id(dbapi_connection) not in registered:
-            register_vector(dbapi_connection)
+            try:
+                register_vector(dbapi_connection)
+            except Exception:  # the first open creates the extension on this connection
+                dbapi_connection.rollback()
+                return
             dbapi_connection.commit()
             registered.add(id(dbapi_connection))
 

@@ -1,0 +1,311 @@
+"""Versioned schema migrations: ordered, named steps, each run once, each in its own
+transaction, and recorded in ``zb_migrations``.
+
+How a store is brought up to date on open (:func:`migrate`):
+
+- A **new store** is created straight from :mod:`zenbrain.storage.schema` (which always
+  describes the newest schema) and every step below is recorded as applied: there is nothing
+  to migrate.
+- A store written **before migrations were recorded** (schema version 1, no
+  ``zb_migrations`` table) adopts the steps up to its recorded version as applied.
+- Then every step not yet recorded runs, in order, each in its own write transaction that
+  also records it and raises ``schema_version``; a failed step rolls back alone and the open
+  fails with :class:`~zenbrain.errors.StorageError`, so the next open retries it.
+- Tables that :mod:`~zenbrain.storage.schema` gained since are created (``CREATE ... IF NOT
+  EXISTS``), and the lexical index installs its own tables the same way.
+- Last, the text version (:data:`zenbrain.text.TEXT_VERSION`) recorded in the store is
+  compared with this release's: if tokenisation changed, the lexical index is rebuilt from
+  the stored content (one transaction), so old index terms never silently mismatch new
+  queries.
+
+Every write transaction here holds the store's write lock (``BEGIN IMMEDIATE`` on SQLite, a
+transaction-scoped advisory lock on PostgreSQL) and re-reads what was recorded, so several
+processes opening one store at once apply each step exactly once.
+
+Adding a step (say, a new column):
+
+1. change the table in :mod:`zenbrain.storage.schema` (new stores get it from there) and
+   raise :data:`~zenbrain.storage.schema.SCHEMA_VERSION` by one;
+2. write ``def _add_x(db, conn)`` that brings an *existing* store to the new shape (for
+   example with :func:`add_column`; back-fill rows in the same function), and append
+   ``Migration(SCHEMA_VERSION, "add_x", _add_x)`` to :data:`MIGRATIONS`; never edit, reorder
+   or remove a step that has been released;
+3. add a fixture store written by the previous release to ``tests/storage/fixtures/`` and a
+   test that opens it (see ``tests/storage/test_migrations.py``).
+
+A new *table* needs only step 1 (it is created on open), unless existing rows must be
+back-filled into it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from sqlalchemy import Column, Connection, Integer, MetaData, String, Table, inspect, select, text
+
+from zenbrain.errors import SchemaVersionError, StorageError, ZenbrainError
+from zenbrain.storage.indexes import IndexedText
+from zenbrain.storage.schema import (
+    SCHEMA_VERSION,
+    core_blocks,
+    memories,
+    meta,
+    metadata,
+    procedures,
+)
+
+if TYPE_CHECKING:
+    from zenbrain.storage.database import Database
+
+__all__ = [
+    "MIGRATIONS",
+    "Migration",
+    "add_column",
+    "applied_migrations",
+    "migrate",
+    "rebuild_lexical_index",
+]
+
+# Its own MetaData: the bookkeeping table is created before anything else is looked at.
+_bookkeeping = MetaData()
+migrations_table = Table(
+    "zb_migrations",
+    _bookkeeping,
+    Column("name", String(100), primary_key=True),
+    Column("version", Integer, nullable=False),
+    Column("applied_at", String(40), nullable=False),
+)
+
+#: pg_advisory_xact_lock key that serialises schema changes (advisory locks are per database).
+POSTGRES_MIGRATION_LOCK = 0x7A62_6D67  # "zbmg"
+_REINDEX_BATCH = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One step: ``apply(db, conn)`` brings a store from ``version - 1`` towards ``version``
+    inside the transaction ``conn``; ``name`` is recorded once it has run."""
+
+    version: int
+    name: str
+    apply: Callable[[Database, Connection], None]
+
+
+def add_column(conn: Connection, table: str, column_sql: str) -> None:
+    """``ALTER TABLE table ADD COLUMN column_sql`` unless the column exists already
+    (``column_sql`` starts with the column's name)."""
+    name = column_sql.split()[0]
+    if name not in {c["name"] for c in inspect(conn).get_columns(table)}:
+        conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {column_sql}")
+
+
+def _initial_schema(db: Database, conn: Connection) -> None:
+    """Version 1, the schema as first released: created from schema.py for a new store,
+    adopted by stores written before steps were recorded, so this never runs on its own."""
+    _create_tables(db, conn)
+
+
+def _postgres_lexical_counts(db: Database, conn: Connection) -> None:
+    """PostgreSQL stores from before ``zb_lexical_counts`` existed read a document count of
+    0 for every scope (BM25's N): create the table and count every scope from the index."""
+    if db.dialect != "postgresql":
+        return
+    db.lexical.install(conn)
+    conn.exec_driver_sql("DELETE FROM zb_lexical_counts")
+    conn.exec_driver_sql(
+        "INSERT INTO zb_lexical_counts (namespace, layer, count) "
+        "SELECT m.namespace, m.layer, count(*) FROM zb_lexical l "
+        "JOIN zb_memories m ON m.pk = l.memory_pk GROUP BY m.namespace, m.layer"
+    )
+
+
+def _record_text_version(db: Database, conn: Connection) -> None:
+    """Stores from before the text version was recorded were indexed with version 1 (the
+    only one there was); record that, so a later change of tokenisation is noticed."""
+    if _get_meta(conn, "text_version") is None:
+        _set_meta(conn, "text_version", "1")
+
+
+#: Every step, oldest first. Append only (see the module docstring).
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "initial_schema", _initial_schema),
+    Migration(2, "postgres_lexical_counts", _postgres_lexical_counts),
+    Migration(2, "record_text_version", _record_text_version),
+)
+
+if MIGRATIONS[-1].version != SCHEMA_VERSION:  # pragma: no cover - a developer's mistake
+    raise RuntimeError("storage.schema.SCHEMA_VERSION must equal the last migration's version")
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _get_meta(conn: Connection, key: str) -> str | None:
+    value = conn.execute(select(meta.c.value).where(meta.c.key == key)).scalar_one_or_none()
+    return None if value is None else str(value)
+
+
+def _set_meta(conn: Connection, key: str, value: str) -> None:
+    conn.execute(meta.delete().where(meta.c.key == key))
+    conn.execute(meta.insert().values(key=key, value=value))
+
+
+def _create_tables(db: Database, conn: Connection) -> None:
+    tables = [
+        table
+        for table in metadata.sorted_tables
+        # PostgreSQL keeps vectors in pgvector instead (see storage/postgres.py).
+        if db.dialect == "sqlite" or table.name not in ("zb_vectors", "zb_vector_versions")
+    ]
+    metadata.create_all(conn, tables=tables, checkfirst=True)
+    db.lexical.install(conn)
+
+
+def _stored_version(conn: Connection, where: str) -> int | None:
+    raw = _get_meta(conn, "schema_version")
+    if raw is None:
+        return None
+    try:
+        version = int(raw)
+    except ValueError:
+        version = 0
+    if version < 1:
+        raise SchemaVersionError(
+            f"the store at {where} records the schema version {raw[:40]!r}, which is not a "
+            "version zenbrain ever wrote: the file is damaged or was changed by hand. Restore "
+            "it from a backup."
+        )
+    if version > SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"the store at {where} has schema version {version}, but this zenbrain "
+            f"understands up to {SCHEMA_VERSION}: upgrade zenbrain"
+        )
+    return version
+
+
+def applied_migrations(conn: Connection) -> dict[str, int]:
+    """The recorded steps, name to version (empty before the table exists)."""
+    if not inspect(conn).has_table(migrations_table.name):
+        return {}
+    rows = conn.execute(select(migrations_table.c.name, migrations_table.c.version))
+    return {str(name): int(version) for name, version in rows}
+
+
+def _record(conn: Connection, step: Migration) -> None:
+    conn.execute(
+        migrations_table.insert().values(name=step.name, version=step.version, applied_at=_now())
+    )
+
+
+@contextmanager
+def _locked(db: Database) -> Iterator[Connection]:
+    """A write transaction holding the store's migration lock."""
+    with db.write() as conn:
+        if db.dialect == "postgresql":
+            conn.execute(
+                text("SELECT pg_advisory_xact_lock(:key)"), {"key": POSTGRES_MIGRATION_LOCK}
+            )
+        yield conn
+
+
+def migrate(db: Database) -> None:
+    """Create or upgrade the store behind ``db`` (see the module docstring)."""
+    from zenbrain.text import TEXT_VERSION
+
+    where = str(db.path or db.safe_url)
+    with _locked(db) as conn:
+        meta.create(conn, checkfirst=True)
+        migrations_table.create(conn, checkfirst=True)
+        version = _stored_version(conn, where)
+        if version is None:  # a new store: the newest schema, every step recorded
+            _create_tables(db, conn)
+            for step in MIGRATIONS:
+                _record(conn, step)
+            _set_meta(conn, "schema_version", str(SCHEMA_VERSION))
+            _set_meta(conn, "text_version", str(TEXT_VERSION))
+            return
+        applied = applied_migrations(conn)
+        if not applied:  # written before steps were recorded: adopt what its version implies
+            for step in MIGRATIONS:
+                if step.version <= version:
+                    _record(conn, step)
+                    applied[step.name] = step.version
+        _create_tables(db, conn)
+        pending = [step for step in MIGRATIONS if step.name not in applied]
+        if not pending and _get_meta(conn, "text_version") == str(TEXT_VERSION):
+            return
+    for step in pending:
+        with _locked(db) as conn:
+            if step.name in applied_migrations(conn):  # another process ran it meanwhile
+                continue
+            try:
+                step.apply(db, conn)
+            except ZenbrainError:
+                raise
+            except Exception as exc:  # rolled back with this step's transaction
+                raise StorageError(
+                    f"migrating the store at {where} failed in step {step.name!r} (to schema "
+                    f"version {step.version}): {exc}. Nothing of this step was applied; the "
+                    "next open retries it."
+                ) from exc
+            _record(conn, step)
+            if (_stored_version(conn, where) or 0) < step.version:
+                _set_meta(conn, "schema_version", str(step.version))
+    with _locked(db) as conn:
+        if _get_meta(conn, "text_version") != str(TEXT_VERSION):
+            rebuild_lexical_index(db, conn)
+            _set_meta(conn, "text_version", str(TEXT_VERSION))
+
+
+def rebuild_lexical_index(db: Database, conn: Connection) -> int:
+    """Re-tokenise every stored memory into the lexical index, in ``conn``'s transaction;
+    returns how many memories were indexed. Used when :data:`~zenbrain.text.TEXT_VERSION`
+    changed, so that stored index terms and the terms of new queries agree again."""
+    from zenbrain.storage.records import row_indexed_text
+    from zenbrain.text import tokenize
+
+    done = 0
+    after = 0
+    while True:
+        rows = conn.execute(
+            select(
+                memories.c.pk,
+                memories.c.namespace,
+                memories.c.layer,
+                memories.c.context,
+                memories.c.content,
+                procedures.c.steps,
+                procedures.c.outcome,
+                core_blocks.c.label,
+            )
+            .outerjoin(procedures, procedures.c.memory_pk == memories.c.pk)
+            .outerjoin(core_blocks, core_blocks.c.memory_pk == memories.c.pk)
+            .where(memories.c.pk > after)
+            .order_by(memories.c.pk)
+            .limit(_REINDEX_BATCH)
+        ).all()
+        if not rows:
+            break
+        pks = [int(row.pk) for row in rows]
+        db.lexical.remove(conn, pks)
+        indexed = [
+            IndexedText(
+                int(row.pk),
+                row.namespace,
+                row.layer,
+                row.context,
+                tokenize(row_indexed_text(row)),  # type: ignore[arg-type]
+            )
+            for row in rows
+        ]
+        db.lexical.add(conn, indexed)
+        done += len(rows)
+        after = pks[-1]
+    # Counts kept beside the index are derived again, whatever state the old index was in.
+    _postgres_lexical_counts(db, conn)
+    return done
