@@ -242,7 +242,8 @@ _SPEAKER_TAG = re.compile(r"^<([^>]+)>:\s*")
 def _json_lines(path: Path) -> list[Any]:
     decoder = json.JSONDecoder()
     text = path.read_text(encoding="utf-8")
-    items, position = [], 0
+    items: list[Any] = []
+    position = 0
     while True:
         while position < len(text) and text[position].isspace():
             position += 1

@@ -478,9 +478,9 @@ def run_tuning(
         calibration = _unit(np.asarray(embedder.embed_documents(list(CALIBRATION))))
         sims = calibration @ calibration.T
         floor = float(np.clip(sims[~np.eye(len(CALIBRATION), dtype=bool)].mean(), -1, 0.95))
-        questions = _unit(np.asarray(embedder.embed_queries([q for q, _ in CALIBRATION_PAIRS])))
+        asked = _unit(np.asarray(embedder.embed_queries([q for q, _ in CALIBRATION_PAIRS])))
         answers = _unit(np.asarray(embedder.embed_documents([a for _, a in CALIBRATION_PAIRS])))
-        ceiling = float(np.clip((questions * answers).sum(axis=1).mean(), floor + 0.01, 1.0))
+        ceiling = float(np.clip((asked * answers).sum(axis=1).mean(), floor + 0.01, 1.0))
     tokenizers = {s: _tokenizer(s) for s in {v.stemmer for v in lexical_variants}}
     lexical: dict[str, dict[str, Tally]] = {v.name: {} for v in lexical_variants}
     fusion: dict[str, dict[str, Tally]] = {f.name: {} for f in fusion_variants}
