@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import sqlite3
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -310,7 +309,8 @@ def import_(file: str, fmt: str | None) -> int:
 def backup(destination: str, force: bool) -> int:
     """Copy the store to FILE.
 
-    A consistent SQLite backup, safe while other processes write to the store.
+    A consistent copy taken while others keep writing: SQLite's online backup API for a
+    file store, pg_dump (a SQL script) for PostgreSQL. Never creates FILE's folder.
     """
     target = resolve_location(destination).path
     if target is None:
@@ -322,39 +322,16 @@ def backup(destination: str, force: bool) -> int:
             f"the folder {target.parent} does not exist: create it first (mkdir -p {target.parent})"
         )
     with open_memory() as memory:
-        source = memory.database.path
-        if source is None:
-            raise InvalidInputError(
-                "only a SQLite file store can be backed up here: an in-memory store has "
-                "nothing to keep, and PostgreSQL has pg_dump"
-            )
-        if source == target:
-            raise InvalidInputError("the backup file is the store itself")
-        if hasattr(memory, "backup"):
-            memory.backup(target)
-        else:
-            _sqlite_backup(source, target)
-    size = target.stat().st_size
+        if memory.database.dialect == "sqlite" and memory.database.path is None:
+            raise InvalidInputError("an in-memory store ends with the command: nothing to keep")
+        written = memory.backup(target)
+    size = written.stat().st_size
     emit(
-        {"backup": str(target), "bytes": size},
-        f"backed up {source} to {target} ({size:,} bytes)",
+        {"backup": str(written), "bytes": size},
+        f"backed up the store to {written} ({size:,} bytes)",
         as_json=settings().json,
     )
     return EXIT_OK
-
-
-def _sqlite_backup(source: Path, target: Path) -> None:
-    """SQLite's online backup: a consistent copy, WAL contents included."""
-    target.unlink(missing_ok=True)
-    src = sqlite3.connect(source)
-    try:
-        dst = sqlite3.connect(target)
-        try:
-            src.backup(dst)
-        finally:
-            dst.close()
-    finally:
-        src.close()
 
 
 COMMANDS = (export, import_, backup)
