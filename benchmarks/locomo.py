@@ -5,7 +5,7 @@ the zenbrain systems); each question of categories 1-4 is asked once, and a ques
 counts as a hit at k when any of its evidence turns is among the top k. Recall@5 and
 recall@10 are reported per category and overall (micro-averaged over questions).
 
-    python benchmarks/locomo.py [--systems bm25,dense,rrf,zenbrain-lexical,zenbrain-hybrid]
+    python -m benchmarks.locomo [--systems bm25,dense,rrf,zenbrain-lexical,zenbrain-hybrid]
                                 [--conversations N] [--data PATH] [--write-docs]
 
 Progress goes to stderr, the markdown tables to stdout; ``--write-docs`` replaces the
@@ -22,33 +22,34 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-if __package__ in (None, ""):
-    # Run as a script: the sibling locomo_* modules sit next to this file.
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from locomo_data import (
-    CATEGORY_NAMES,
+from benchmarks.locomo_data import (
     RETRIEVAL_CATEGORIES,
     Conversation,
     default_locomo_path,
     load_locomo,
     question_counts,
 )
-from locomo_embeddings import DEFAULT_CACHE_DIR, CachedEmbedder, EmbeddingStats
-from locomo_systems import (
+from benchmarks.locomo_embeddings import DEFAULT_CACHE_DIR, CachedEmbedder
+from benchmarks.locomo_report import markdown_tables, write_docs_section
+from benchmarks.locomo_results import (
+    BenchmarkRun,
+    CategoryRecall,
+    QuestionOutcome,
+    SystemResult,
+    tally,
+)
+from benchmarks.locomo_systems import (
     SYSTEM_NAMES,
     System,
     SystemUnavailableError,
     default_embedder_factory,
     make_system,
 )
-
 from zenbrain.errors import InvalidInputError, ZenbrainError
 
 __all__ = [
@@ -67,114 +68,6 @@ DEFAULT_KS: tuple[int, ...] = (5, 10)
 DEFAULT_SYSTEMS: tuple[str, ...] = SYSTEM_NAMES
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DOCS_PATH = REPO_ROOT / "docs" / "benchmarks.md"
-
-
-@dataclass(frozen=True, slots=True)
-class QuestionOutcome:
-    """One question as a system answered it: the dia_ids it returned, best first."""
-
-    sample_id: str
-    question: str
-    category: int
-    evidence: tuple[str, ...]
-    retrieved: tuple[str, ...]
-
-    @property
-    def first_hit_rank(self) -> int | None:
-        """1-based rank of the first evidence turn retrieved, None if none was."""
-        evidence = set(self.evidence)
-        for rank, dia_id in enumerate(self.retrieved, start=1):
-            if dia_id in evidence:
-                return rank
-        return None
-
-    def hit_at(self, k: int) -> bool:
-        rank = self.first_hit_rank
-        return rank is not None and rank <= k
-
-
-@dataclass(frozen=True, slots=True)
-class CategoryRecall:
-    """Hits at each k among ``questions`` questions (category 0 stands for all of them)."""
-
-    category: int
-    questions: int
-    hits: Mapping[int, int]
-
-    @property
-    def name(self) -> str:
-        return CATEGORY_NAMES.get(self.category, "overall")
-
-    def recall(self, k: int) -> float:
-        return self.hits[k] / self.questions if self.questions else 0.0
-
-
-def _tally(category: int, outcomes: Sequence[QuestionOutcome], ks: Sequence[int]) -> CategoryRecall:
-    return CategoryRecall(
-        category=category,
-        questions=len(outcomes),
-        hits={k: sum(outcome.hit_at(k) for outcome in outcomes) for k in ks},
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class SystemResult:
-    """A system's outcome on every question, and where its time went.
-
-    ``skipped`` holds the reason when the system could not run; it then has no outcomes.
-    ``embedding`` counts only this system's texts: model calls, cache hits, model seconds.
-    """
-
-    name: str
-    ks: tuple[int, ...]
-    outcomes: tuple[QuestionOutcome, ...] = ()
-    index_seconds: float = 0.0
-    search_seconds: float = 0.0
-    embedding: EmbeddingStats = field(default_factory=EmbeddingStats)
-    skipped: str | None = None
-
-    @property
-    def wall_seconds(self) -> float:
-        return self.index_seconds + self.search_seconds
-
-    def by_category(self) -> dict[int, CategoryRecall]:
-        return {
-            category: _tally(
-                category, [o for o in self.outcomes if o.category == category], self.ks
-            )
-            for category in RETRIEVAL_CATEGORIES
-        }
-
-    def overall(self) -> CategoryRecall:
-        return _tally(0, self.outcomes, self.ks)
-
-    def recall(self, k: int, category: int | None = None) -> float:
-        """Recall@k over all questions, or over one category's."""
-        if category is None:
-            return self.overall().recall(k)
-        return self.by_category()[category].recall(k)
-
-
-@dataclass(frozen=True, slots=True)
-class BenchmarkRun:
-    """Everything a report needs: per-system results and what they were measured on."""
-
-    results: tuple[SystemResult, ...]
-    conversations: tuple[str, ...]
-    turns: int
-    question_counts: Mapping[int, int]
-    questions_without_evidence: int
-    unresolved_evidence: int
-    ks: tuple[int, ...]
-    started_at: datetime
-    cpu_count: int
-    load_average: float | None = None  # 1-minute load when the run started (None off Unix)
-
-    def result(self, name: str) -> SystemResult:
-        for result in self.results:
-            if result.name == name:
-                return result
-        raise KeyError(name)
 
 
 def _emit(progress: TextIO | None, message: str) -> None:
@@ -222,7 +115,7 @@ def evaluate_system(
             progress,
             f"[{system.name}] {conversation.sample_id} ({position}/{len(conversations)}): "
             f"{len(conversation.turns)} turns, {len(answered)} questions, "
-            f"R@{depth} {_tally(0, answered, ks).recall(depth):.3f}, "
+            f"R@{depth} {tally(0, answered, ks).recall(depth):.3f}, "
             f"index {indexed - started:.1f}s, search {searched - indexed:.1f}s",
         )
     return SystemResult(
@@ -297,7 +190,7 @@ def run_benchmark(
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python benchmarks/locomo.py",
+        prog="python -m benchmarks.locomo",
         description="LoCoMo retrieval benchmark (recall@5/@10 of evidence turns).",
     )
     parser.add_argument(
@@ -329,7 +222,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def _reproduce_command(args: argparse.Namespace) -> str:
-    parts = ["python", "benchmarks/locomo.py", "--systems", args.systems]
+    parts = ["python", "-m", "benchmarks.locomo", "--systems", args.systems]
     if args.conversations is not None:
         parts += ["--conversations", str(args.conversations)]
     if args.no_cache:
@@ -339,8 +232,6 @@ def _reproduce_command(args: argparse.Namespace) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from locomo_report import markdown_tables, write_docs_section
-
     args = _parse_args(argv)
     systems = [name.strip() for name in args.systems.split(",") if name.strip()]
     try:

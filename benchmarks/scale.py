@@ -2,7 +2,7 @@
 for zenbrain on SQLite and PostgreSQL and, in the same run on the same texts and vectors,
 for LangGraph's InMemoryStore, LlamaIndex's VectorMemoryBlock and a plain numpy dot product.
 
-    python benchmarks/scale.py [--sizes 1000,10000,100000] [--backends sqlite,postgres]
+    python -m benchmarks.scale [--sizes 1000,10000,100000] [--backends sqlite,postgres]
                                [--peers langgraph,llamaindex,numpy] [--write-docs]
 
 Progress goes to stderr, the markdown to stdout. ``--write-docs`` replaces the
@@ -16,28 +16,38 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
+import multiprocessing
 import os
 import platform
 import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict
 from datetime import UTC, datetime
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):
-    # Run as a script: the sibling scale_* modules sit next to this file.
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 import numpy as np
-from scale_corpus import make_corpus
-from scale_profile import PathProfile, ProfileEntry, ProfileReport, profile_coordinator
-from scale_systems import (
+from tqdm import tqdm
+
+from benchmarks.scale_corpus import make_corpus
+from benchmarks.scale_locomo import make_locomo_corpus
+from benchmarks.scale_peers import (
+    available,
+    measure_bm25s,
+    measure_chroma,
+    measure_fts5,
+    measure_mem0,
+)
+from benchmarks.scale_probe import peak_rss_bytes
+from benchmarks.scale_profile import profile_coordinator
+from benchmarks.scale_report import markdown_section, write_docs
+from benchmarks.scale_results import ScaleRun, load_results, save_results
+from benchmarks.scale_systems import (
     Measurement,
     RunSettings,
     measure_langgraph,
@@ -46,7 +56,6 @@ from scale_systems import (
     measure_zenbrain,
     postgres_facts,
 )
-from tqdm import tqdm
 
 __all__ = [
     "DEFAULT_SIZES",
@@ -59,25 +68,16 @@ __all__ = [
 
 DEFAULT_SIZES = (1_000, 10_000, 100_000)
 DEFAULT_BACKENDS = ("sqlite", "postgres")
-DEFAULT_PEERS = ("langgraph", "llamaindex", "numpy")
+DEFAULT_PEERS = ("fts5", "bm25s", "numpy", "chroma", "langgraph", "llamaindex", "mem0")
+CORPORA = ("synthetic", "locomo")
 DEFAULT_FLOOR_SIZES = (1_000_000,)
 PEER_MAX_SIZE = 100_000  # the in-memory peers keep Python lists of floats: ~1.3 GB per 100k
+# mem0 adds one memory per call (~20/s here): larger loads would take hours.
+PEER_MAX_SIZES = {"mem0": 2_000}
+_FLOORS = ("numpy", "fts5", "bm25s")  # cheap: no size cap
 PROFILE_SIZE = 100_000
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-
-
-@dataclass
-class ScaleRun:
-    """Everything one run measured, plus the facts needed to read it."""
-
-    command: str
-    started: str
-    seconds: float
-    machine: dict[str, str]
-    settings: dict[str, Any]
-    measurements: list[Measurement] = field(default_factory=list)
-    profile: ProfileReport | None = None
 
 
 def machine_facts() -> dict[str, str]:
@@ -155,6 +155,70 @@ def _postgres(wanted: bool) -> Iterator[str | None]:
         yield url
 
 
+_Work = Callable[[], tuple[Measurement, Any]]
+
+
+def _rss_now() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def _reset_peak_rss() -> None:
+    """Make ``VmHWM`` start again from the current RSS (Linux 4.0+)."""
+    with contextlib.suppress(OSError):
+        Path("/proc/self/clear_refs").write_text("5")
+
+
+def _in_process(work: _Work, label: str) -> tuple[Measurement, Any] | None:
+    return work()
+
+
+def _in_child(work: _Work, label: str) -> tuple[Measurement, Any] | None:
+    """Run ``work`` in a forked child; its measurement comes back with the peak RSS the
+    child added on top of what it inherited (the corpus)."""
+    context = multiprocessing.get_context("fork")
+    reader, writer = context.Pipe(duplex=False)
+
+    def child() -> None:
+        _reset_peak_rss()
+        before = _rss_now()
+        try:
+            measurement, extra = work()
+            measurement.rss_growth_bytes = max(0, peak_rss_bytes() - before)
+            writer.send(("ok", (measurement, extra)))
+        except BaseException as exc:
+            writer.send(("error", f"{type(exc).__name__}: {exc}"))
+            raise
+
+    process = context.Process(target=child, name=label)
+    process.start()
+    writer.close()
+    try:
+        status, payload = reader.recv()
+    except EOFError:
+        status, payload = "error", f"the child process died (exit code {process.exitcode})"
+    process.join()
+    if status != "ok":
+        print(f"{label}: {payload}", file=sys.stderr)
+        return None
+    return payload
+
+
+def _measure_zenbrain_with_profile(
+    run: ScaleRun, corpus: Any, size: int, **arguments: Any
+) -> tuple[Measurement, Any]:
+    """One zenbrain measurement, with the profile its hook may have put on ``run``."""
+    return measure_zenbrain(corpus, size, **arguments), run.profile
+
+
+def _measure_peer(
+    measure: Callable[..., Measurement], corpus: Any, size: int, settings: RunSettings
+) -> tuple[Measurement, None]:
+    return measure(corpus, size, settings=settings), None
+
+
 def run_benchmark(
     sizes: Sequence[int] = DEFAULT_SIZES,
     backends: Sequence[str] = DEFAULT_BACKENDS,
@@ -167,8 +231,12 @@ def run_benchmark(
     blas_threads: int | None = 1,
     seed: int = 7,
     command: str = "",
+    corpus_kind: str = "synthetic",
+    isolate: bool = True,
 ) -> ScaleRun:
-    """Measure every (system, size) pair; see the module docstring."""
+    """Measure every (system, size) pair; see the module docstring. With ``isolate`` each
+    measurement runs in a forked child, so one system's memory never weighs on the next and
+    its peak RSS growth can be read."""
     settings = settings or RunSettings()
     sizes = sorted(set(sizes))
     floor_only = sorted(set(floor_sizes) - set(sizes)) if "numpy" in peers else []
@@ -177,7 +245,10 @@ def run_benchmark(
     single_extra = settings.single_stores + settings.warmup
     largest = max([*sizes, *floor_only])
     print(f"generating {largest:,} memories and their vectors", file=sys.stderr)
-    corpus = make_corpus(
+    if corpus_kind not in CORPORA:
+        raise ValueError(f"unknown corpus {corpus_kind!r}; choose from {', '.join(CORPORA)}")
+    make = make_locomo_corpus if corpus_kind == "locomo" else make_corpus
+    corpus = make(
         largest,
         settings.queries + settings.warmup + 60,
         extra=single_extra + profile_extra,
@@ -196,6 +267,8 @@ def run_benchmark(
             "floor_only_sizes": floor_only,
             "peer_max_size": peer_max_size,
             "seed": seed,
+            "corpus": corpus_kind,
+            "peer_max_sizes": {p: PEER_MAX_SIZES[p] for p in peers if p in PEER_MAX_SIZES},
             "dimension": corpus.projection.dimension,
             "mean_memory_chars": float(np.mean([len(t) for t in corpus.memories[:10_000]])),
             "mean_query_chars": float(np.mean([len(t) for t in corpus.queries])),
@@ -216,18 +289,39 @@ def run_benchmark(
         run.machine["blas"] = blas
         if server is not None:
             run.machine.update(postgres_facts(server))
+        missing = {peer: why for peer in peers if (why := available(peer)) is not None}
+        run.settings["skipped_peers"] = missing
+        for why in missing.values():
+            print(why, file=sys.stderr)
         plan: list[tuple[str, int]] = []
         for size in sizes:
             plan += [(f"zenbrain-{backend}", size) for backend in backends]
-            plan += [(peer, size) for peer in peers if size <= peer_max_size or peer == "numpy"]
+            plan += [
+                (peer, size)
+                for peer in peers
+                if peer not in missing
+                and (peer in _FLOORS or size <= PEER_MAX_SIZES.get(peer, peer_max_size))
+            ]
         plan += [("numpy", size) for size in floor_only]
+        measures = {
+            "numpy": measure_numpy,
+            "langgraph": measure_langgraph,
+            "llamaindex": measure_llamaindex,
+            "fts5": measure_fts5,
+            "bm25s": measure_bm25s,
+            "chroma": measure_chroma,
+            "mem0": measure_mem0,
+        }
+        run_one = _in_child if isolate else _in_process
         for name, size in tqdm(plan, desc="scale benchmark", unit="step"):
             if name.startswith("zenbrain-"):
                 backend = name.removeprefix("zenbrain-")
                 for hybrid in (False, True):
                     hook = profile_hook_for(size) if hybrid and backend == "sqlite" else None
-                    run.measurements.append(
-                        measure_zenbrain(
+                    measured = run_one(
+                        partial(
+                            _measure_zenbrain_with_profile,
+                            run,
                             corpus,
                             size,
                             backend=backend,
@@ -235,64 +329,23 @@ def run_benchmark(
                             settings=settings,
                             server_url=server,
                             profile_hook=hook,
-                        )
+                        ),
+                        f"zenbrain {backend} {size:,}",
                     )
-            elif name == "numpy":
-                run.measurements.append(measure_numpy(corpus, size, settings=settings))
-            elif name == "langgraph":
-                run.measurements.append(measure_langgraph(corpus, size, settings=settings))
-            elif name == "llamaindex":
-                run.measurements.append(measure_llamaindex(corpus, size, settings=settings))
+                    if measured is not None:
+                        run.measurements.append(measured[0])
+                        run.profile = measured[1] or run.profile
+            elif name in measures:
+                measured = run_one(
+                    partial(_measure_peer, measures[name], corpus, size, settings),
+                    f"{name} {size:,}",
+                )
+                if measured is not None:
+                    run.measurements.append(measured[0])
             else:
                 raise ValueError(f"unknown system {name!r}")
     run.seconds = time.perf_counter() - started
     return run
-
-
-# --------------------------------------------------------------------------- results file
-def save_results(run: ScaleRun, path: Path) -> None:
-    data = {
-        "command": run.command,
-        "started": run.started,
-        "seconds": run.seconds,
-        "machine": run.machine,
-        "settings": run.settings,
-        "measurements": [m.to_json() for m in run.measurements],
-        "profile": asdict(run.profile) if run.profile else None,
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-
-
-def load_results(path: Path) -> ScaleRun:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    profile = None
-    if data.get("profile"):
-        raw = data["profile"]
-        profile = ProfileReport(
-            size=raw["size"],
-            paths=[
-                PathProfile(
-                    name=p["name"],
-                    operations=p["operations"],
-                    mean_ms=p["mean_ms"],
-                    entries=[ProfileEntry(**e) for e in p["entries"]],
-                    zenbrain_entries=[ProfileEntry(**e) for e in p.get("zenbrain_entries", [])],
-                )
-                for p in raw["paths"]
-            ],
-            blas_default_p50_ms=raw.get("blas_default_p50_ms"),
-            blas_single_p50_ms=raw.get("blas_single_p50_ms"),
-        )
-    return ScaleRun(
-        command=data["command"],
-        started=data["started"],
-        seconds=data["seconds"],
-        machine=data["machine"],
-        settings=data["settings"],
-        measurements=[Measurement.from_json(m) for m in data["measurements"]],
-        profile=profile,
-    )
 
 
 # --------------------------------------------------------------------------- command line
@@ -357,9 +410,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="threads for numpy's BLAS during the run (0: library default)",
     )
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--corpus",
+        choices=CORPORA,
+        default="synthetic",
+        help="synthetic Zipf sentences, or LoCoMo turns with seeded variations",
+    )
+    parser.add_argument(
+        "--no-isolate",
+        action="store_true",
+        help="measure in this process instead of one forked child per measurement",
+    )
     parser.add_argument("--write-docs", action="store_true")
     parser.add_argument("--docs", type=Path, default=DOCS / "benchmarks.md")
-    parser.add_argument("--plot", type=Path, default=DOCS / "scale.png")
+    parser.add_argument(
+        "--plot", type=Path, help="default: docs/scale.png, or docs/scale-locomo.png for LoCoMo"
+    )
     parser.add_argument(
         "--results",
         type=Path,
@@ -375,7 +441,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    results = args.results or (DOCS / "scale-results.json" if args.write_docs else None)
+    stem = "scale-locomo" if args.corpus == "locomo" else "scale"
+    results = args.results or (DOCS / f"{stem}-results.json" if args.write_docs else None)
+    args.plot = args.plot or DOCS / f"{stem}.png"
     if args.from_results is not None:
         run = load_results(args.from_results)
     else:
@@ -396,13 +464,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             ),
             blas_threads=args.blas_threads or None,
             seed=args.seed,
-            command=f"python benchmarks/scale.py {shown}".strip(),
+            corpus_kind=args.corpus,
+            isolate=not args.no_isolate,
+            command=f"python -m benchmarks.scale {shown}".strip(),
         )
         if results is not None:
             save_results(run, results)
             print(f"raw results in {results}", file=sys.stderr)
-    from scale_report import markdown_section, write_docs
-
     if args.write_docs:
         write_docs(run, args.docs, args.plot)
         print(f"wrote {args.docs} and {args.plot}", file=sys.stderr)

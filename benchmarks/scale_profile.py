@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from scale_corpus import Corpus
 
+from benchmarks.scale_corpus import Corpus
 from zenbrain import MemoryCoordinator
 
 __all__ = ["PathProfile", "ProfileEntry", "ProfileReport", "profile_coordinator"]

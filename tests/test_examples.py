@@ -62,3 +62,16 @@ def test_notebook_runs(
     assert not [out for out in outputs if out.get("output_type") == "error"]
     printed = [out for out in outputs if out.get("output_type") == "stream"]
     assert printed, "the notebook printed nothing"
+    left = sorted(path.name for path in tmp_path.iterdir())
+    assert not left, f"the notebook left files in its working directory: {left}"
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[path.stem for path in NOTEBOOKS])
+def test_notebooks_are_saved_with_their_outputs(notebook: Path) -> None:
+    """So the code host shows them; `make notebooks` re-executes and saves them."""
+    cells = [c for c in nbformat.read(notebook, as_version=4).cells if c.cell_type == "code"]
+    assert all(cell.execution_count for cell in cells), "saved without running every cell"
+    assert [cell.execution_count for cell in cells] == list(range(1, len(cells) + 1))
+    assert any(cell.outputs for cell in cells)
+    errors = [out for cell in cells for out in cell.outputs if out.output_type == "error"]
+    assert not errors

@@ -1,28 +1,44 @@
 """How recalled memories are scored and ordered.
 
-Lexical score (0..1) of a memory for a query, both as folded tokens (:mod:`zenbrain.text`):
+Lexical score (0..1) of a memory for a query, both as index terms (:mod:`zenbrain.text`):
 
-* coverage: the share of the query's IDF mass that the memory contains, each distinct query
-  word weighted ``ln(1 + N / (1 + df))`` over the layer, so rare words count for more;
-* adjacency: the share of the query's neighbouring word pairs that stand next to each other in
-  the memory too, so "Kieler Förde" beats a text that has "Kiel" and "Förde" far apart.
+* relevance: Okapi BM25 over the memory's layer (per namespace and layer, as the index
+  keeps it). Each distinct query term found gets BM25's term factor
+  ``tf * (k1 + 1) / (tf + k1 * L)``, ``L = 1 - b + b * length / average_length`` (length:
+  the memory's number of index terms), weighted by :func:`idf`. Repeating a word saturates,
+  and a memory longer than its scope's average counts less, so a long memory that mentions
+  a bit of everything does not win on its length. The factor is 1 for a word found once in
+  a memory of average length and is capped at 1, so the relevance,
+  ``sum(idf * min(1, factor)) / sum(idf)``, lies in 0..1 and means the same for every
+  query: 1 is what the query can attain (each of its words in a memory no longer than
+  average), and a memory holding only the query's rarer half of IDF mass scores about 0.5,
+  whatever else was found.
+* proximity: the share of the query's neighbouring word pairs that stand next to each other
+  in the memory too (weighted by their IDF), so "Kieler Förde" beats a text that has "Kiel"
+  and "Förde" far apart. A bounded bonus: it takes ``PROXIMITY_WEIGHT`` of the score.
 
-``score = 0.8 * coverage + 0.2 * adjacency``; a one-word query counts as adjacent when matched.
-With an embedding provider, the lexical score and the cosine similarity are fused
-(:func:`fuse`). Results from a layer with no match come after every match with score 0.
+``score = (1 - PROXIMITY_WEIGHT) * relevance + PROXIMITY_WEIGHT * proximity``; a one-word
+query has no pairs and its score is the relevance. With an embedding provider the lexical
+score and the cosine similarity are fused (:func:`fuse`). Results from a layer with no match
+come after every match with score 0.
+
+Every default below cites the cross-dataset table that chose it: docs/benchmarks.md,
+section "Recall: how the defaults were chosen".
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 
 __all__ = [
-    "ADJACENCY_WEIGHT",
     "CANDIDATE_POSTINGS",
-    "COVERAGE_WEIGHT",
+    "K1",
+    "PROXIMITY_WEIGHT",
     "SEMANTIC_WEIGHT",
+    "B",
     "candidate_terms",
     "fuse",
     "idf",
@@ -31,18 +47,23 @@ __all__ = [
     "semantic_score",
 ]
 
-COVERAGE_WEIGHT = 0.8
-ADJACENCY_WEIGHT = 0.2
-# Tuned on LoCoMo with multilingual-e5-small (docs/benchmarks.md): 0.25-0.4 are within 0.005
-# of each other; 0.5 loses 0.017 recall@10, 0.7 loses 0.04.
+# docs/benchmarks.md, "Recall: how the defaults were chosen", table "Lexical score".
+K1 = 1.2
+B = 0.75
+PROXIMITY_WEIGHT = 0.2
+# docs/benchmarks.md, "Recall: how the defaults were chosen", table "Fusion".
 SEMANTIC_WEIGHT = 0.35
 # Postings read for lexical candidates: bounds the cost of common words in a large store.
 CANDIDATE_POSTINGS = 20_000
 
 
 def idf(document_count: int, document_frequency: int) -> float:
-    """Inverse document frequency, always positive: ``ln(1 + N / (1 + df))``."""
-    return math.log1p(document_count / (1 + document_frequency))
+    """Inverse document frequency, always positive: ``ln(1 + N / (1 + df))``.
+
+    A smoothed form of BM25's IDF; Lucene's ``ln(1 + (N - df + 0.5) / (df + 0.5))`` weighs
+    common words down harder and loses on every dataset (docs/benchmarks.md, "Recall: how
+    the defaults were chosen", table "Lexical score")."""
+    return math.log1p(max(document_count, 0) / (1 + max(document_frequency, 0)))
 
 
 def query_pairs(query_terms: Sequence[str]) -> list[tuple[str, str]]:
@@ -54,35 +75,59 @@ def query_pairs(query_terms: Sequence[str]) -> list[tuple[str, str]]:
     return list(seen)
 
 
-def _adjacent_pairs(doc_terms: Sequence[str]) -> set[tuple[str, str]]:
-    return set(pairwise(doc_terms))
+def _proximity(
+    query_terms: Sequence[str], doc_sequence: Sequence[str], weights: Mapping[str, float]
+) -> float | None:
+    pairs = query_pairs(query_terms)
+    if not pairs:
+        return None
+    present = set(pairwise(doc_sequence))
+    total = hit = 0.0
+    for a, b in pairs:
+        weight = weights.get(a, 0.0) + weights.get(b, 0.0)
+        total += weight
+        if (a, b) in present:
+            hit += weight
+    return hit / total if total > 0 else None
 
 
 def lexical_score(
-    query_terms: Sequence[str], doc_terms: Iterable[str], weights: Mapping[str, float]
+    query_terms: Sequence[str],
+    doc_terms: Iterable[str],
+    weights: Mapping[str, float],
+    average_length: float | None = None,
+    *,
+    k1: float = K1,
+    b: float = B,
+    proximity_weight: float = PROXIMITY_WEIGHT,
 ) -> float:
-    """The lexical score of a document (its terms in order) for a query (its terms in order)."""
+    """The lexical score (0..1) of a document (its terms in order) for a query (its terms in
+    order). ``weights`` are the query terms' IDFs over the scope; ``average_length`` is the
+    scope's mean document length in terms (None: no length normalisation, as for a scope
+    of one)."""
     distinct = list(dict.fromkeys(query_terms))
-    total = sum(weights.get(t, 0.0) for t in distinct)
-    if total <= 0:
+    attainable = sum(weights.get(t, 0.0) for t in distinct)
+    if attainable <= 0:
         return 0.0
     doc_sequence = list(doc_terms)
-    doc_set = set(doc_sequence)
-    matched = sum(weights.get(t, 0.0) for t in distinct if t in doc_set)
-    if matched <= 0:
+    counts = Counter(doc_sequence)
+    length = len(doc_sequence)
+    norm = 1.0
+    if average_length is not None and average_length > 0:
+        norm = 1.0 - b + b * length / average_length
+    gained = 0.0
+    for term in distinct:
+        tf = counts.get(term, 0)
+        if tf:
+            factor = tf * (k1 + 1.0) / (tf + k1 * norm)
+            gained += weights.get(term, 0.0) * min(1.0, factor)
+    if gained <= 0:
         return 0.0
-    coverage = matched / total
-    pairs = query_pairs(query_terms)
-    if not pairs:
-        adjacency = coverage
-    else:
-        present = _adjacent_pairs(doc_sequence)
-        pair_total = sum(weights.get(a, 0.0) + weights.get(b, 0.0) for a, b in pairs)
-        pair_hit = sum(
-            weights.get(a, 0.0) + weights.get(b, 0.0) for a, b in pairs if (a, b) in present
-        )
-        adjacency = pair_hit / pair_total if pair_total > 0 else 0.0
-    return min(1.0, COVERAGE_WEIGHT * coverage + ADJACENCY_WEIGHT * adjacency)
+    relevance = gained / attainable
+    proximity = _proximity(query_terms, doc_sequence, weights)
+    if proximity is None:
+        return min(1.0, relevance)
+    return min(1.0, (1.0 - proximity_weight) * relevance + proximity_weight * proximity)
 
 
 def candidate_terms(frequencies: Mapping[str, int], budget: int = CANDIDATE_POSTINGS) -> list[str]:

@@ -9,24 +9,19 @@ without an answer.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-sys.path.insert(0, str(BENCHMARKS))
-
-import locomo  # noqa: E402
-from locomo_data import load_locomo, normalise_evidence  # noqa: E402
-from locomo_embeddings import CachedEmbedder  # noqa: E402
-from locomo_report import SECTION_HEADING, replace_section  # noqa: E402
-from locomo_systems import reciprocal_rank_fusion  # noqa: E402
-
-from zenbrain.errors import InvalidInputError  # noqa: E402
-from zenbrain.providers.hashing import HashingEmbedder  # noqa: E402
+from benchmarks import locomo
+from benchmarks.locomo_data import load_locomo, normalise_evidence
+from benchmarks.locomo_embeddings import CachedEmbedder
+from benchmarks.locomo_report import SECTION_HEADING, replace_section
+from benchmarks.locomo_systems import reciprocal_rank_fusion
+from zenbrain.errors import InvalidInputError
+from zenbrain.providers.hashing import HashingEmbedder
 
 KNOWN_HIT = "Which instrument does Alice play in the orchestra?"
 # Shares its only content words with D2:2, while its evidence is the greeting D1:1.
@@ -289,7 +284,7 @@ def test_cli_prints_tables_and_writes_the_docs_section(
     assert "old numbers" not in text
     assert "1 multi-hop: 1, 2 temporal: 1, 3 open-domain: 1, 4 single-hop: 2" in text
     assert "cores" in text
-    assert "python benchmarks/locomo.py --systems bm25,zenbrain-lexical" in text
+    assert "python -m benchmarks.locomo --systems bm25,zenbrain-lexical" in text
     section = text[text.index(SECTION_HEADING) : text.index("## Consolidation")]
     # Only the known miss fails: single-hop 1 of 2, overall 4 of 5, at k=5 and k=10 alike.
     assert section.count("| bm25 | 1.000 | 1.000 | 1.000 | 0.500 | **0.800** |") == 2
@@ -303,7 +298,7 @@ def test_cli_reports_missing_data(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 def test_real_locomo_counts_match_its_source_notes() -> None:
     """The counts SOURCE.md verified, through this parser (skipped without the data)."""
-    from locomo_data import default_locomo_path, question_counts
+    from benchmarks.locomo_data import default_locomo_path, question_counts
 
     path = default_locomo_path()
     if not path.is_file():

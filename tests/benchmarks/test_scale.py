@@ -4,18 +4,18 @@ measures what it says it measures and writes only its own docs section."""
 
 from __future__ import annotations
 
-import sys
+import random
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-sys.path.insert(0, str(BENCHMARKS))
-
-import scale  # noqa: E402
-from scale_corpus import FUNCTION_WORDS, LookupEmbedder, make_corpus  # noqa: E402
-from scale_report import (  # noqa: E402
+from benchmarks import scale
+from benchmarks.scale_corpus import FUNCTION_WORDS, LookupEmbedder, make_corpus
+from benchmarks.scale_locomo import default_locomo_path, load_turns, make_locomo_corpus, vary
+from benchmarks.scale_peers import measure_bm25s, measure_fts5
+from benchmarks.scale_report import (
+    LOCOMO_SECTION_HEADING,
     SECTION_HEADING,
     check_targets,
     growth_exponent,
@@ -23,22 +23,26 @@ from scale_report import (  # noqa: E402
     replace_section,
     write_docs,
 )
-from scale_systems import (  # noqa: E402
+from benchmarks.scale_results import ScaleRun, load_results, save_results
+from benchmarks.scale_systems import (
+    NAMESPACE,
     Latencies,
     Measurement,
     RunSettings,
     measure_llamaindex,
     measure_zenbrain,
+    prefilter_recall,
 )
-
-from zenbrain.providers.base import EmbeddingProvider  # noqa: E402
-from zenbrain.text import tokenize  # noqa: E402
+from zenbrain import MemoryCoordinator
+from zenbrain.providers.base import EmbeddingProvider
+from zenbrain.storage.sqlite_vectors import SqliteVectorIndex
+from zenbrain.text import tokenize
 
 TINY = RunSettings(batch_size=64, single_stores=8, queries=12, warmup=2, progress=False)
 
 
 @pytest.fixture(scope="module")
-def tiny_run() -> scale.ScaleRun:
+def tiny_run() -> ScaleRun:
     return scale.run_benchmark(
         sizes=[200],
         backends=["sqlite"],
@@ -46,11 +50,11 @@ def tiny_run() -> scale.ScaleRun:
         floor_sizes=[],
         profile_size=200,
         settings=TINY,
-        command="python benchmarks/scale.py --sizes 200 (test)",
+        command="python -m benchmarks.scale --sizes 200 (test)",
     )
 
 
-def _one(run: scale.ScaleRun, system: str, mode: str) -> Measurement:
+def _one(run: ScaleRun, system: str, mode: str) -> Measurement:
     found = [m for m in run.measurements if m.system == system and m.mode == mode]
     assert len(found) == 1, [m.label for m in run.measurements]
     return found[0]
@@ -106,7 +110,7 @@ def test_lookup_embedder_returns_an_empty_matrix_for_no_texts() -> None:
 
 
 # --------------------------------------------------------------------------- a tiny run
-def test_tiny_run_measures_every_system(tiny_run: scale.ScaleRun) -> None:
+def test_tiny_run_measures_every_system(tiny_run: ScaleRun) -> None:
     lexical = _one(tiny_run, "zenbrain", "lexical")
     hybrid = _one(tiny_run, "zenbrain", "hybrid")
     langgraph = _one(tiny_run, "langgraph", "vector")
@@ -131,7 +135,7 @@ def test_tiny_run_measures_every_system(tiny_run: scale.ScaleRun) -> None:
     assert floor.batch_rate is None
 
 
-def test_tiny_run_profiles_store_and_recall(tiny_run: scale.ScaleRun) -> None:
+def test_tiny_run_profiles_store_and_recall(tiny_run: ScaleRun) -> None:
     profile = tiny_run.profile
     assert profile is not None and profile.size == 200
     names = [p.name for p in profile.paths]
@@ -173,15 +177,15 @@ def test_zenbrain_rejects_an_unknown_back_end() -> None:
 
 
 # --------------------------------------------------------------------------- report
-def test_results_round_trip(tiny_run: scale.ScaleRun, tmp_path: Path) -> None:
+def test_results_round_trip(tiny_run: ScaleRun, tmp_path: Path) -> None:
     path = tmp_path / "results.json"
-    scale.save_results(tiny_run, path)
-    loaded = scale.load_results(path)
+    save_results(tiny_run, path)
+    loaded = load_results(path)
     assert markdown_section(loaded) == markdown_section(tiny_run)
     assert loaded.measurements[0].recall.samples == tiny_run.measurements[0].recall.samples
 
 
-def test_write_docs_replaces_only_its_section(tiny_run: scale.ScaleRun, tmp_path: Path) -> None:
+def test_write_docs_replaces_only_its_section(tiny_run: ScaleRun, tmp_path: Path) -> None:
     docs = tmp_path / "benchmarks.md"
     before = "# Benchmarks\n\n## LoCoMo retrieval\n\nrecall table\n\n"
     after = "## Later section\n\n```\n## not a heading inside a fence\n```\nend\n"
@@ -213,7 +217,7 @@ def _measurement(backend: str, mode: str, size: int, p50_ms: float) -> Measureme
 
 
 def test_targets_say_by_how_much_they_are_missed() -> None:
-    run = scale.ScaleRun(command="x", started="now", seconds=1.0, machine={}, settings={})
+    run = ScaleRun(command="x", started="now", seconds=1.0, machine={}, settings={})
     run.measurements = [
         _measurement("sqlite", "lexical", 10_000, 5.0),
         _measurement("sqlite", "lexical", 100_000, 30.0),
@@ -251,10 +255,10 @@ def test_command_line_rejects_bad_sizes_and_names() -> None:
 
 
 def test_command_line_rebuilds_docs_from_results(
-    tiny_run: scale.ScaleRun, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tiny_run: ScaleRun, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     results = tmp_path / "r.json"
-    scale.save_results(tiny_run, results)
+    save_results(tiny_run, results)
     docs = tmp_path / "docs" / "benchmarks.md"
     code = scale.main(
         [
@@ -270,3 +274,100 @@ def test_command_line_rebuilds_docs_from_results(
     assert code == 0
     assert SECTION_HEADING in docs.read_text(encoding="utf-8")
     assert SECTION_HEADING in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- issue 15 parts
+LOCOMO = default_locomo_path()
+needs_locomo = pytest.mark.skipif(not LOCOMO.is_file(), reason=f"no LoCoMo data at {LOCOMO}")
+
+
+@needs_locomo
+def test_locomo_corpus_starts_with_the_turns_and_varies_them_seeded() -> None:
+    turns, questions, people = load_turns(LOCOMO)
+    corpus = make_locomo_corpus(len(turns) + 50, 20, extra=5, seed=3)
+    again = make_locomo_corpus(len(turns) + 50, 20, extra=5, seed=3)
+    assert corpus.memories[: len(turns)] == turns
+    variations = corpus.memories[len(turns) :]
+    assert variations == again.memories[len(turns) :]
+    assert sum(v != t for v, t in zip(variations, turns, strict=False)) > 40
+    # A variation renames the speaker: the name before the colon is no longer LoCoMo's.
+    assert sum(v.split(":")[0] not in people for v in variations) > 40
+    assert len(corpus.queries) == 20 and all(q for q in corpus.queries)
+    assert {q.split()[0] for q in corpus.queries} & {"What", "When", "How", "Who", "Where"}
+    assert corpus.memory_vectors.shape == (len(turns) + 50, 384)
+    assert corpus.embedder().misses == 0
+    assert np.array_equal(
+        corpus.embedder().embed_documents(variations[:2]),
+        corpus.memory_vectors[len(turns) : len(turns) + 2],
+    )
+    assert len(questions) > 1000
+
+
+def test_vary_renames_people_and_keeps_other_text_seeded() -> None:
+    text = "Caroline: I met Melanie on 12 May 2023 at the lake."
+    first = vary(text, ["Caroline", "Melanie"], random.Random(1))
+    assert first == vary(text, ["Caroline", "Melanie"], random.Random(1))
+    assert "Caroline" not in first and "Melanie" not in first
+    assert "2023" not in first or "12" not in first  # numbers are redrawn
+
+
+def test_floor_peers_measure_loads_and_recalls() -> None:
+    corpus = make_corpus(300, 30, extra=10, seed=4)
+    fts5 = measure_fts5(corpus, 300, settings=TINY)
+    bm25 = measure_bm25s(corpus, 300, settings=TINY)
+    for m in (fts5, bm25):
+        assert m.recall.count == TINY.queries and m.batch_rate and m.batch_rate > 0
+    assert fts5.single.count == TINY.single_stores
+    assert fts5.bytes_on_disk and fts5.bytes_on_disk > 0
+    assert fts5.mismatches < TINY.queries  # most queries share a word with some memory
+
+
+def test_measurements_in_a_child_report_the_memory_they_added() -> None:
+    def work() -> tuple[Measurement, None]:
+        held = np.ones(40 * 1024 * 1024, dtype=np.uint8)  # 40 MB, touched
+        result = Measurement("numpy", "memory", "vector", 1)
+        result.notes.append(str(int(held.sum())))
+        return result, None
+
+    measured = scale._in_child(work, "test")
+    assert measured is not None
+    grown = measured[0].rss_growth_bytes
+    assert grown is not None and 35 * 1024 * 1024 < grown < 200 * 1024 * 1024
+    assert measured[0].notes == [str(40 * 1024 * 1024)]
+    assert scale._in_child(lambda: 1 / 0, "failing") is None  # type: ignore[arg-type,return-value]
+
+
+def test_prefilter_recall_compares_the_index_with_exact_search(tmp_path: Path) -> None:
+    corpus = make_corpus(400, 30, seed=6)
+    embedder = corpus.embedder()
+    with MemoryCoordinator(tmp_path / "m.db", namespace=NAMESPACE, embedder=embedder) as memory:
+        memory.store_many(corpus.memories)
+        assert prefilter_recall(memory, corpus.query_vectors) is None  # all exact below 20k
+        index = memory.database.vectors
+        assert isinstance(index, SqliteVectorIndex)
+        index.prefilter_min_rows = 100
+        measured = prefilter_recall(memory, corpus.query_vectors)
+        assert measured is not None and measured >= 0.98
+
+
+def test_report_has_a_section_per_corpus_and_issue_15_targets(tiny_run: ScaleRun) -> None:
+    section = markdown_section(tiny_run)
+    assert section.startswith(SECTION_HEADING + "\n")
+    assert "### Memory" in section and "### Approximate vector search" in section
+    locomo = ScaleRun(
+        **{**tiny_run.__dict__, "settings": {**tiny_run.settings, "corpus": "locomo"}}
+    )
+    assert markdown_section(locomo).startswith(LOCOMO_SECTION_HEADING + "\n")
+    lexical = _one(tiny_run, "zenbrain", "lexical")
+    fts5 = Measurement(
+        "fts5", "sqlite", "lexical", 100_000, batch_rate=2 * (lexical.batch_rate or 1)
+    )
+    fts5.recall.samples = [0.001]
+    big = Measurement("zenbrain", "sqlite", "lexical", 100_000, batch_rate=lexical.batch_rate)
+    big.recall.samples = [0.002]
+    run = ScaleRun(**{**tiny_run.__dict__, "measurements": [fts5, big]})
+    checks = {c.target: c for c in check_targets(run)}
+    floor = checks["lexical recall p50 ≤ FTS5 bm25() floor, SQLite, 100k"]
+    assert floor.met is False and "2.0× the floor" in floor.gap
+    store = next(c for t, c in checks.items() if t.startswith("store_many ≥ 0.5×"))
+    assert store.met is True

@@ -215,3 +215,23 @@ def test_stages_take_their_time_from_the_clock(store_location: str) -> None:
         clock.moment = T0 + timedelta(days=30)
         memory.consolidate()
         assert all(w < weight for _, w in edges())  # decayed by 30 days of the clock
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"working_capacity": 0},
+        {"working_capacity": "7"},
+        {"contexts": "work"},
+        {"clock": 3},
+        {"stages": "graph"},
+        {"embedder": object()},
+    ],
+)
+def test_bad_options_are_refused_before_the_store_is_opened(
+    tmp_path: Any, options: dict[str, Any]
+) -> None:
+    path = tmp_path / "never.db"
+    with pytest.raises(InvalidInputError):
+        MemoryCoordinator(path, **options)
+    assert not path.exists()

@@ -35,7 +35,19 @@ def test_find_stays_in_its_namespace(memory: MemoryCoordinator) -> None:
 
 
 @pytest.mark.parametrize(
-    "bad", [{"k": {"nested": 1}}, {"k": [1, 2]}, {"": 1}, {1: "x"}, "k=v", {"k": float("nan")}]
+    "bad",
+    [
+        {"k": {"nested": 1}},
+        {"k": [1, 2]},
+        {"": 1},
+        {1: "x"},
+        "k=v",
+        {"k": float("nan")},
+        {"k": 2**70},
+        {"k": "a\x00b"},
+        {"k\x00": 1},
+        {"k": "\ud800"},
+    ],
 )
 def test_find_refuses_what_it_cannot_match_exactly(memory: MemoryCoordinator, bad: object) -> None:
     with pytest.raises(InvalidInputError):
@@ -98,6 +110,8 @@ def test_a_rejected_replace_changes_nothing(memory: MemoryCoordinator) -> None:
         memory.replace({}, "no match given")
     with pytest.raises(InvalidInputError):
         memory.replace({"key": "k"}, "working", layer="working")
+    with pytest.raises(InvalidInputError):
+        memory.replace({"key": "k"}, "typo", layr="semantic")  # type: ignore[call-arg]
     assert [r.id for r in memory.find({"key": "k"})] == [old]
 
 
@@ -139,8 +153,9 @@ def test_namespaces_by_prefix(memory: MemoryCoordinator) -> None:
     assert memory.namespaces("chat_") == ["chat_x"]
     assert memory.namespaces("c%") == []
     assert memory.namespaces() == ["chat/alice", "chat/bob", "chat_x", "other"]
-    with pytest.raises(InvalidInputError):
-        memory.namespaces(None)  # type: ignore[arg-type]
+    for bad in (None, "\x00", "\ud800", "x" * 201):
+        with pytest.raises(InvalidInputError):
+            memory.namespaces(bad)  # type: ignore[arg-type]
 
 
 def test_drop_namespace_deletes_only_that_namespace(memory: MemoryCoordinator) -> None:

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-
-from locomo_data import load_locomo
-from locomo_stages import VARIANTS, run_stage_ablation, stage_system
-
+from benchmarks.locomo_data import load_locomo
+from benchmarks.locomo_stages import VARIANTS, run_stage_ablation, stage_system
 from zenbrain.errors import InvalidInputError
 
 QUESTION = "What did Alice do right after the jazz concert?"

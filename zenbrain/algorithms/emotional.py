@@ -238,7 +238,8 @@ def tag_emotion(text: str) -> EmotionalTag:
     if questions:
         arousal_sum += min(questions * _QUESTION_STEP, _QUESTION_CAP)
         arousal_hits += 1
-    shouted = sum(1 for word in _CAPS_WORD.findall(text) if word.isupper())
+    # A text without an upper-case letter has no shouted word: skip the scan.
+    shouted = 0 if text.islower() else sum(1 for w in _CAPS_WORD.findall(text) if w.isupper())
     if shouted:
         arousal_sum += min(shouted * _CAPS_STEP, _CAPS_CAP)
         arousal_hits += 1

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 from zenbrain.text import fold
@@ -62,8 +63,13 @@ MAX_NAME_LENGTH: Final = 200
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?…:;])\s+|\n+|[\"“”„«»()\[\]]")
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
+_WORD_SPLIT = re.compile(r"([^\W\d_][\w'’\-]*)")  # _WORD, captured: split keeps the words
 _KEY_WORD = re.compile(r"[^\W_]+")
 _POSSESSIVE = re.compile(r"['’]s?$")
+
+
+# Words repeat across texts (names, titles, particles): fold each spelling once.
+_fold_word = lru_cache(maxsize=65536)(fold)
 
 
 def _split(words: str) -> list[str]:
@@ -156,52 +162,59 @@ def _is_capitalised(word: str) -> bool:
 
 def _looks_german(text: str) -> bool:
     words = _WORD.findall(fold(text))  # fold once: folding is per character anyway
-    german = sum(w in _GERMAN_MARKERS for w in words)
-    english = sum(w in _ENGLISH_MARKERS for w in words)
+    german = sum(map(_GERMAN_MARKERS.__contains__, words))
+    english = sum(map(_ENGLISH_MARKERS.__contains__, words))
     return german > english
 
 
+@lru_cache(maxsize=65536)
 def _clean(word: str) -> str:
     return _POSSESSIVE.sub("", word).strip("-'’")
 
 
 def _runs(sentence: str) -> list[tuple[list[str], int, str | None]]:
     """Capitalised runs of ``sentence``: (words, index of first word, word before it)."""
-    matches = list(_WORD.finditer(sentence))
+    first = _WORD.search(sentence)
+    if first is None:
+        return []
+    if sentence.islower() or sentence[first.end() :].islower():
+        # No upper-case letter after the first word (the common case): at most that word.
+        word = first.group(0)
+        return [([word], 0, None)] if word[0].isupper() else []
+    # One split gives the words and what lies between them: [gap, word, gap, word, ..., gap].
+    parts = _WORD_SPLIT.split(sentence)
+    words = parts[1::2]
+    gaps = parts[2::2]  # gaps[i] lies between words[i] and words[i + 1]
+    capitalised = [w[0].isupper() for w in words]
     runs: list[tuple[list[str], int, str | None]] = []
+    if True not in capitalised:
+        return runs
+    count = len(words)
     i = 0
-    while i < len(matches):
-        word = matches[i].group(0)
-        if not _is_capitalised(word):
+    while i < count:
+        if not capitalised[i]:
             i += 1
             continue
         start = i
-        run = [word]
+        run = [words[i]]
         j = i + 1
-        while j < len(matches):
-            gap = sentence[matches[j - 1].end() : matches[j].start()]
-            if gap.strip():  # punctuation ends a run
+        while j < count:
+            if gaps[j - 1].strip():  # punctuation ends a run
                 break
-            candidate = matches[j].group(0)
-            if _is_capitalised(candidate):
-                run.append(candidate)
+            if capitalised[j]:
+                run.append(words[j])
                 j += 1
                 continue
             # Particles ("von der") join the run only when a capitalised word follows them.
             k = j
-            while (
-                k < len(matches)
-                and matches[k].group(0).lower() in _PARTICLES
-                and k + 1 < len(matches)
-                and not sentence[matches[k].end() : matches[k + 1].start()].strip()
-            ):
+            while k + 1 < count and words[k].lower() in _PARTICLES and not gaps[k].strip():
                 k += 1
-            if k > j and _is_capitalised(matches[k].group(0)):
-                run.extend(m.group(0) for m in matches[j : k + 1])
+            if k > j and capitalised[k]:
+                run.extend(words[j : k + 1])
                 j = k + 1
                 continue
             break
-        previous = matches[start - 1].group(0) if start > 0 else None
+        previous = words[start - 1] if start > 0 else None
         runs.append((run, start, previous))
         i = j
     return runs
@@ -210,23 +223,23 @@ def _runs(sentence: str) -> list[tuple[list[str], int, str | None]]:
 def _trim(words: list[str]) -> list[str]:
     cleaned = [_clean(w) for w in words]
     while cleaned and (
-        fold(cleaned[0]) in _NOT_NAMES
-        or fold(cleaned[0]) in _TITLES
+        _fold_word(cleaned[0]) in _NOT_NAMES
+        or _fold_word(cleaned[0]) in _TITLES
         or cleaned[0].lower() in _PARTICLES
     ):
         cleaned.pop(0)
-    while cleaned and (fold(cleaned[-1]) in _NOT_NAMES or cleaned[-1].lower() in _PARTICLES):
+    while cleaned and (_fold_word(cleaned[-1]) in _NOT_NAMES or cleaned[-1].lower() in _PARTICLES):
         cleaned.pop()
     return [w for w in cleaned if w]
 
 
 def _german_noun(word: str, previous: str | None) -> bool:
-    folded = fold(word)
+    folded = _fold_word(word)
     if folded.endswith(_GERMAN_NOUN_SUFFIXES):
         return True
     if previous is None:
         return False
-    before = fold(previous)
+    before = _fold_word(previous)
     if before in _GERMAN_DETERMINERS:
         return True
     return (
@@ -239,7 +252,8 @@ def _german_noun(word: str, previous: str | None) -> bool:
 
 def extract_entities(text: str) -> list[Entity]:
     """Entity names in ``text``, first occurrence first, one per key."""
-    german = _looks_german(text)
+    if text.islower():  # no upper-case letter anywhere: no capitalised run
+        return []
     sentences = [s for s in _SENTENCE_BREAK.split(text) if s and s.strip()]
     candidates: list[tuple[list[str], bool, str | None]] = []
     inner_words: set[str] = set()
@@ -248,12 +262,22 @@ def extract_entities(text: str) -> list[Entity]:
             opening = start == 0
             candidates.append((run, opening, previous))
             if not opening:
-                inner_words.update(fold(_clean(w)) for w in run)
+                inner_words.update(_fold_word(_clean(w)) for w in run)
+    if not candidates:
+        return []
+    # Whether the text reads as German, worked out only when a candidate depends on it.
+    german_state: list[bool] = []
+
+    def german() -> bool:
+        if not german_state:
+            german_state.append(_looks_german(text))
+        return german_state[0]
+
     found: dict[str, Entity] = {}
     for run, opening, previous in candidates:
-        if german and len(run) > 1 and fold(run[0]) in _GERMAN_DETERMINERS:
+        if len(run) > 1 and _fold_word(run[0]) in _GERMAN_DETERMINERS and german():
             previous, run, opening = run[0], run[1:], False
-        if german and previous is not None and fold(previous) in _GERMAN_DETERMINERS:
+        if previous is not None and _fold_word(previous) in _GERMAN_DETERMINERS and german():
             # "der Hund von Herrn Müller": a noun after an article, then the name.
             particles = [i for i, w in enumerate(run) if w.lower() in _PARTICLES]
             if particles:
@@ -265,11 +289,13 @@ def extract_entities(text: str) -> list[Entity]:
             word = words[0]
             if len(word) < 2:
                 continue
-            position = next(i for i, w in enumerate(run) if fold(_clean(w)) == fold(word))
+            position = next(
+                i for i, w in enumerate(run) if _fold_word(_clean(w)) == _fold_word(word)
+            )
             before = _clean(run[position - 1]) if position > 0 else previous
-            if opening and position == 0 and fold(word) not in inner_words:
+            if opening and position == 0 and _fold_word(word) not in inner_words:
                 continue
-            if german and _german_noun(word, before):
+            if german() and _german_noun(word, before):
                 continue
         name = " ".join(words)[:MAX_NAME_LENGTH]
         key = entity_key(name)

@@ -16,7 +16,7 @@ from zenbrain.stages import forget_stage_rows
 from zenbrain.storage.dialect import JsonScalar
 from zenbrain.types import DEFAULT_RECALL_LAYERS, RecallResult
 
-__all__ = ["check_match", "find", "get", "replace"]
+__all__ = ["check_match", "find", "get", "is_storable_text", "replace"]
 
 
 def check_match(value: object, name: str) -> dict[str, JsonScalar]:
@@ -26,6 +26,11 @@ def check_match(value: object, name: str) -> dict[str, JsonScalar]:
         raise InvalidInputError(f"{name} must be a dict with non-empty string keys, got {value!r}")
     match: dict[str, JsonScalar] = {}
     for key, item in value.items():
+        for text in (key, item) if isinstance(item, str) else (key,):
+            if not is_storable_text(text):
+                raise InvalidInputError(
+                    f"{name}[{key!r}]: keys and values must be valid text without NUL characters"
+                )
         if isinstance(item, float) and not math.isfinite(item):
             raise InvalidInputError(f"{name}[{key!r}] must be a finite number, got {item!r}")
         if item is not None and not isinstance(item, str | int | float | bool):
@@ -37,6 +42,17 @@ def check_match(value: object, name: str) -> dict[str, JsonScalar]:
             raise InvalidInputError(f"{name}[{key!r}] is too large to match exactly: {item}")
         match[key] = item
     return match
+
+
+def is_storable_text(text: str) -> bool:
+    """Text both back ends store alike: no NUL character, no lone surrogate."""
+    if "\x00" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _check_layers(layers: object) -> list[str] | None:
@@ -74,7 +90,10 @@ def replace(scope: MemoryScope, match: Mapping[str, Any], content: object, **arg
     metadata = arguments.pop("metadata", None)
     merged = {**check.check_metadata(metadata), **checked}
     now = scope.now()
-    item = store_pipeline.prepare(content, now=now, metadata=merged, **arguments)
+    try:
+        item = store_pipeline.prepare(content, now=now, metadata=merged, **arguments)
+    except TypeError as exc:  # an unknown keyword argument
+        raise InvalidInputError(f"replace() takes store()'s keyword arguments: {exc}") from exc
     if item.layer in ("working", "core"):
         raise InvalidInputError(
             f"replace() stores long-term memories with metadata; layer {item.layer!r} "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from zenbrain.errors import InvalidInputError
+from zenbrain.memory.find import is_storable_text
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.stages import drop_stage_rows
 
@@ -14,7 +15,7 @@ CHUNK = 2_000  # keys per statement, well under SQLite's bound-parameter limit
 def namespaces(scope: MemoryScope, prefix: str) -> list[str]:
     """Every namespace of the store that holds memories or interactions and starts with
     ``prefix``, sorted."""
-    if not isinstance(prefix, str) or len(prefix) > 200:
+    if not isinstance(prefix, str) or len(prefix) > 200 or not is_storable_text(prefix):
         raise InvalidInputError(
             f"prefix must be a string of at most 200 characters, got {prefix!r}"
         )

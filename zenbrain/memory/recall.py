@@ -20,6 +20,7 @@ from zenbrain.memory.scope import MemoryScope
 from zenbrain.ranking import candidate_terms, fuse, idf, lexical_score, semantic_score
 from zenbrain.stages.base import RecallRequest
 from zenbrain.storage.dialect import JsonScalar
+from zenbrain.storage.indexes import ScopeStatistics
 from zenbrain.storage.records import row_indexed_text
 from zenbrain.text import content_tokens, tokenize
 from zenbrain.types import (
@@ -80,6 +81,7 @@ def recall(
     with scope.lock:
         now = scope.now()
         with scope.repo.read() as conn:
+            search.read_statistics(conn, [name for name in wanted if name in SEARCHED_LAYERS])
             for name in wanted:
                 if name in SEARCHED_LAYERS:
                     found, extra = search.layer(conn, name)
@@ -135,27 +137,33 @@ class _LayerSearch:
         self.limit = limit
         self.match = match
         self.floor = scope.embedding.similarity_floor if scope.embedding else 0.0
+        self.statistics: dict[str, ScopeStatistics] = {}
+
+    def read_statistics(self, conn: Connection, layers: Sequence[str]) -> None:
+        """Document counts, mean lengths and term frequencies of every searched layer, in
+        one read of the counts kept beside the index (not per layer, not from postings)."""
+        if layers:
+            self.statistics = self.index.lexical.statistics(
+                conn, self.scope.namespace, layers, self.terms, self.context
+            )
 
     def layer(self, conn: Connection, layer: str) -> tuple[list[RecallResult], list[RecallResult]]:
-        namespace, context = self.scope.namespace, self.context
+        context = self.context
         pool = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * self.limit)
         allowed: set[int] | None = None
         if self.match is not None:
             allowed = set(self.repo.matching_pks(conn, self.match, layer, context))
             if not allowed:
                 return [], []
-        frequencies = (
-            self.index.lexical.document_frequencies(conn, namespace, layer, self.terms, context)
-            if self.terms
-            else {}
-        )
+        stats = self.statistics.get(layer)
+        frequencies = stats.frequencies if stats is not None else {}
         cosines: dict[int, float] = {}
         if allowed is not None and len(allowed) <= EXHAUSTIVE_MATCHES:
             lexical_pks = sorted(allowed)
             if self.query_vector is not None:
                 cosines = self.repo.cosines(conn, lexical_pks, self.query_vector)
         else:
-            total = self.index.lexical.document_count(conn, namespace, layer, context)
+            total = stats.documents if stats is not None else 0
             while True:
                 lexical_pks, cosines = self._candidates(conn, layer, frequencies, pool)
                 if allowed is None or pool >= min(total, MAX_FILTERED_POOL):
@@ -167,16 +175,22 @@ class _LayerSearch:
         if allowed is not None:
             candidate_pks = [pk for pk in candidate_pks if pk in allowed]
         rows = self.repo.rows_by_pk(conn, candidate_pks)
-        weights = self._term_weights(conn, layer, frequencies) if lexical_pks else {}
+        weights: dict[str, float] = {}
+        average_length = None
+        if lexical_pks and stats is not None:
+            weights = {term: idf(stats.documents, df) for term, df in stats.frequencies.items()}
+            average_length = stats.average_length
         scored: list[tuple[float, int, Row[Any]]] = []
         for order, pk in enumerate(candidate_pks):
             row = rows.get(pk)
             if row is None:
                 continue
-            score = self._score(row, weights, cosines.get(pk, -1.0))
+            score = self._score(row, weights, average_length, cosines.get(pk, -1.0))
             if score > 0:
                 scored.append((score, order, row))
-        scored.sort(key=lambda item: (-item[0], item[1]))
+        # Equal scores (a capped lexical score ties often): the newest memory first, the same
+        # on every back end whatever order its index returned the candidates in.
+        scored.sort(key=lambda item: (-item[0], -item[2].pk))
         found = [to_result(row, score) for score, _, row in scored[: self.limit]]
         if found:
             return found, []
@@ -204,9 +218,17 @@ class _LayerSearch:
             cosines = dict(nearest)
         return lexical_pks, cosines
 
-    def _score(self, row: Row[Any], weights: Mapping[str, float], cosine: float) -> float:
+    def _score(
+        self,
+        row: Row[Any],
+        weights: Mapping[str, float],
+        average_length: float | None,
+        cosine: float,
+    ) -> float:
         lexical = (
-            lexical_score(self.terms, content_tokens(row_indexed_text(row)), weights)
+            lexical_score(
+                self.terms, content_tokens(row_indexed_text(row)), weights, average_length
+            )
             if weights
             else 0.0
         )
@@ -217,12 +239,6 @@ class _LayerSearch:
         if row.layer == "procedural":
             score = success_weighted(score, float(row.success_rate))
         return score
-
-    def _term_weights(
-        self, conn: Connection, layer: str, frequencies: Mapping[str, int]
-    ) -> dict[str, float]:
-        total = self.index.lexical.document_count(conn, self.scope.namespace, layer, self.context)
-        return {term: idf(total, df) for term, df in frequencies.items()}
 
 
 def _core_results(
@@ -255,9 +271,10 @@ def _working_results(
     weights = {
         term: idf(len(slots), sum(term in set(doc) for doc in documents)) for term in set(terms)
     }
+    average_length = sum(len(doc) for doc in documents) / len(documents) if documents else None
     scored = []
     for slot, doc in zip(slots, documents, strict=True):
-        score = lexical_score(terms, doc, weights)
+        score = lexical_score(terms, doc, weights, average_length)
         result = RecallResult(
             id=slot.id,
             layer="working",

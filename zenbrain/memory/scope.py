@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy import Connection
 
+from zenbrain.config import DEFAULT_CONTEXTS
 from zenbrain.errors import InvalidInputError
 from zenbrain.layers.working import WorkingMemory
 from zenbrain.memory.embedding import Embedding
@@ -31,9 +32,6 @@ __all__ = [
 ]
 
 Clock = Callable[[], datetime]
-
-
-DEFAULT_CONTEXTS = ("personal", "work", "learning", "creative")
 
 
 def check_stages(stages: object) -> tuple[Stage, ...]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from sqlalchemy import (
@@ -82,7 +83,8 @@ def stored_cosines(
             text("SELECT memory_pk, embedding FROM zb_pgvectors WHERE memory_pk = ANY(:pks)"),
             {"pks": list(pks)},
         ).all()
-        found = [(int(pk), np.asarray(vector, dtype=np.float32)) for pk, vector in rows]
+        # pgvector's psycopg adapter (registered for binary inserts) reads a Vector object.
+        found = [(int(pk), _pgvector_array(vector)) for pk, vector in rows]
     else:
         rows = conn.execute(
             select(vectors.c.memory_pk, vectors.c.vector).where(vectors.c.memory_pk.in_(list(pks)))
@@ -90,3 +92,9 @@ def stored_cosines(
         found = [(int(pk), np.frombuffer(blob, dtype=np.float32)) for pk, blob in rows]
     q = np.asarray(query, dtype=np.float32)
     return {pk: float(vector @ q) for pk, vector in found if vector.shape == q.shape}
+
+
+def _pgvector_array(vector: Any) -> np.ndarray:
+    if hasattr(vector, "to_numpy"):
+        return np.asarray(vector.to_numpy(), dtype=np.float32)
+    return np.asarray(vector, dtype=np.float32)

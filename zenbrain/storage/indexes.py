@@ -8,14 +8,14 @@ sees another namespace's rows.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 from sqlalchemy import Connection
 
-__all__ = ["IndexedText", "IndexedVector", "LexicalIndex", "VectorIndex"]
+__all__ = ["IndexedText", "IndexedVector", "LexicalIndex", "ScopeStatistics", "VectorIndex"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +34,17 @@ class IndexedVector:
     layer: str
     context: str | None
     vector: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeStatistics:
+    """What BM25 needs to know about one searched scope (a namespace and layer, or a
+    context in it): its number of memories, their mean length in index terms, and for each
+    query term how many of them contain it."""
+
+    documents: int
+    average_length: float
+    frequencies: Mapping[str, int]
 
 
 class LexicalIndex(Protocol):
@@ -71,6 +82,19 @@ class LexicalIndex(Protocol):
         self, conn: Connection, namespace: str, layer: str, context: str | None
     ) -> int:
         """How many memories the scope holds (the N of inverse document frequency)."""
+        ...
+
+    def statistics(
+        self,
+        conn: Connection,
+        namespace: str,
+        layers: Sequence[str],
+        terms: Sequence[str],
+        context: str | None,
+    ) -> dict[str, ScopeStatistics]:
+        """:class:`ScopeStatistics` of every layer in ``layers``, read from counts kept
+        beside the index (not by walking postings), in as few statements as the back end
+        allows. Within a context the mean length is the layer's."""
         ...
 
 

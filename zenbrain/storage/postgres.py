@@ -6,21 +6,32 @@ Needs ``pip install 'zenbrain[postgres]'`` (psycopg 3 and pgvector) and a server
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 from sqlalchemy import Connection, Engine, create_engine, event, text
 
 from zenbrain.errors import MissingDependencyError, StorageError
-from zenbrain.storage.indexes import IndexedText, IndexedVector
+from zenbrain.storage.indexes import IndexedText, IndexedVector, ScopeStatistics
 from zenbrain.storage.migrations import POSTGRES_MIGRATION_LOCK
 from zenbrain.storage.scopes import count_memories, scope_tokens, scoped_terms
 
-__all__ = ["PostgresLexicalIndex", "PostgresVectorIndex", "open_postgres"]
+__all__ = ["PostgresLexicalIndex", "PostgresVectorIndex", "deferred_hnsw", "open_postgres"]
 
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
+COPY_MIN_ROWS = 64
+"""From this many rows a batch of vectors goes in with one binary ``COPY``."""
+_HNSW_INDEX = "zb_pgvectors_hnsw"
+_CREATE_HNSW = (
+    f"CREATE INDEX IF NOT EXISTS {_HNSW_INDEX} ON zb_pgvectors "
+    f"USING hnsw (embedding vector_cosine_ops) WITH (m = {HNSW_M}, "
+    f"ef_construction = {HNSW_EF_CONSTRUCTION})"
+)
 
 
 def open_postgres(url: str) -> tuple[Engine, PostgresLexicalIndex, PostgresVectorIndex]:
@@ -90,16 +101,34 @@ def _scoped_query(
     return {"query": " | ".join(scoped_terms(scope, list(dict.fromkeys(terms)))), "ctx": ctx}
 
 
+def _column_exists(conn: Connection, table: str, column: str) -> bool:
+    return bool(
+        conn.execute(
+            text(
+                "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()"
+                " AND table_name = :table AND column_name = :column"
+            ),
+            {"table": table, "column": column},
+        ).scalar()
+    )
+
+
 class PostgresLexicalIndex:
     """Scoped terms (see :func:`zenbrain.storage.scopes.scoped_terms`) in a ``tsvector`` (the
     'simple' configuration: zenbrain folds, stems and drops stopwords itself) with a GIN
-    index, so a lookup reads only its own namespace and layer; a b-tree serves contexts."""
+    index, so a lookup reads only its own namespace and layer; a b-tree serves contexts.
+
+    Counts are kept beside the index, in step with every add and remove, so recall never
+    walks postings to count: ``zb_lexical_counts`` holds each scope's memories and their
+    total length in terms (BM25's average length), ``zb_lexical_terms`` each scoped term's
+    document frequency, and ``zb_lexical.length`` each memory's length (read back when it is
+    removed)."""
 
     def install(self, conn: Connection) -> None:
         conn.exec_driver_sql(
             "CREATE TABLE IF NOT EXISTS zb_lexical ("
             " memory_pk BIGINT PRIMARY KEY REFERENCES zb_memories(pk) ON DELETE CASCADE,"
-            " ctx TEXT, terms TSVECTOR NOT NULL)"
+            " ctx TEXT, terms TSVECTOR NOT NULL, length INTEGER)"
         )
         conn.exec_driver_sql(
             "CREATE INDEX IF NOT EXISTS zb_lexical_terms ON zb_lexical USING GIN (terms)"
@@ -110,54 +139,116 @@ class PostgresLexicalIndex:
         conn.exec_driver_sql(
             "CREATE TABLE IF NOT EXISTS zb_lexical_counts ("
             " namespace TEXT NOT NULL, layer TEXT NOT NULL, count BIGINT NOT NULL,"
-            " PRIMARY KEY (namespace, layer))"
+            " length BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (namespace, layer))"
         )
+        # Additive steps for stores made before lengths and term counts were kept: the new
+        # columns and table are filled from the index once.
+        if not _column_exists(conn, "zb_lexical", "length"):
+            conn.exec_driver_sql("ALTER TABLE zb_lexical ADD COLUMN length INTEGER")
+            conn.exec_driver_sql(
+                "UPDATE zb_lexical SET length = (SELECT coalesce(sum(cardinality(positions)), 0)"
+                " FROM unnest(terms))"
+            )
+        if not _column_exists(conn, "zb_lexical_counts", "length"):
+            conn.exec_driver_sql(
+                "ALTER TABLE zb_lexical_counts ADD COLUMN length BIGINT NOT NULL DEFAULT 0"
+            )
+            conn.exec_driver_sql(
+                "UPDATE zb_lexical_counts c SET length = s.length FROM ("
+                " SELECT m.namespace, m.layer, sum(l.length) AS length FROM zb_lexical l"
+                " JOIN zb_memories m ON m.pk = l.memory_pk GROUP BY m.namespace, m.layer) s"
+                " WHERE c.namespace = s.namespace AND c.layer = s.layer"
+            )
+        if not conn.exec_driver_sql("SELECT to_regclass('zb_lexical_terms_df')").scalar():
+            conn.exec_driver_sql(
+                "CREATE TABLE zb_lexical_terms_df ("
+                " term TEXT PRIMARY KEY, documents BIGINT NOT NULL)"
+            )
+            conn.exec_driver_sql(
+                "INSERT INTO zb_lexical_terms_df (term, documents)"
+                " SELECT lexeme, count(*) FROM zb_lexical, unnest(terms) GROUP BY lexeme"
+            )
 
     def add(self, conn: Connection, rows: Sequence[IndexedText]) -> None:
         if not rows:
             return
         conn.execute(
             text(
-                "INSERT INTO zb_lexical (memory_pk, ctx, terms) "
-                "VALUES (:pk, :ctx, to_tsvector('simple', :terms))"
+                "INSERT INTO zb_lexical (memory_pk, ctx, terms, length) "
+                "VALUES (:pk, :ctx, to_tsvector('simple', :terms), :length)"
             ),
             [self._row(r) for r in rows],
         )
-        added: dict[tuple[str, str], int] = {}
+        added: dict[tuple[str, str], tuple[int, int]] = {}
+        frequencies: Counter[str] = Counter()
         for r in rows:
-            added[(r.namespace, r.layer)] = added.get((r.namespace, r.layer), 0) + 1
+            docs, length = added.get((r.namespace, r.layer), (0, 0))
+            added[(r.namespace, r.layer)] = (docs + 1, length + len(r.terms))
+            scope, _ = scope_tokens(r.namespace, r.layer, None)
+            frequencies.update(scoped_terms(scope, list(set(r.terms))))
         self._count(conn, added)
+        self._count_terms(conn, frequencies)
 
     @staticmethod
-    def _count(conn: Connection, changes: dict[tuple[str, str], int]) -> None:
-        for (namespace, layer), delta in sorted(changes.items()):
+    def _count(conn: Connection, changes: dict[tuple[str, str], tuple[int, int]]) -> None:
+        for (namespace, layer), (delta, length) in sorted(changes.items()):
             conn.execute(
                 text(
-                    "INSERT INTO zb_lexical_counts (namespace, layer, count) "
-                    "VALUES (:namespace, :layer, :delta) ON CONFLICT (namespace, layer) "
-                    "DO UPDATE SET count = zb_lexical_counts.count + :delta"
+                    "INSERT INTO zb_lexical_counts (namespace, layer, count, length) "
+                    "VALUES (:namespace, :layer, :delta, :length) "
+                    "ON CONFLICT (namespace, layer) DO UPDATE SET "
+                    "count = zb_lexical_counts.count + :delta, "
+                    "length = zb_lexical_counts.length + :length"
                 ),
-                {"namespace": namespace, "layer": layer, "delta": delta},
+                {"namespace": namespace, "layer": layer, "delta": delta, "length": length},
             )
+
+    @staticmethod
+    def _count_terms(conn: Connection, changes: Counter[str]) -> None:
+        if not changes:
+            return
+        ordered = sorted(changes)  # one lock order for concurrent writers
+        conn.execute(
+            text(
+                "INSERT INTO zb_lexical_terms_df (term, documents) "
+                "SELECT * FROM unnest(CAST(:terms AS TEXT[]), CAST(:counts AS BIGINT[])) "
+                "ON CONFLICT (term) DO UPDATE SET "
+                "documents = zb_lexical_terms_df.documents + EXCLUDED.documents"
+            ),
+            {"terms": ordered, "counts": [changes[t] for t in ordered]},
+        )
 
     @staticmethod
     def _row(row: IndexedText) -> dict[str, Any]:
         scope, ctx = scope_tokens(row.namespace, row.layer, row.context)
-        return {"pk": row.pk, "ctx": ctx, "terms": " ".join(scoped_terms(scope, row.terms))}
+        return {
+            "pk": row.pk,
+            "ctx": ctx,
+            "terms": " ".join(scoped_terms(scope, row.terms)),
+            "length": len(row.terms),
+        }
 
     def remove(self, conn: Connection, pks: Sequence[int]) -> None:
         if not pks:
             return
         removed = conn.execute(
             text(
-                "SELECT m.namespace, m.layer, count(*) FROM zb_lexical l "
-                "JOIN zb_memories m ON m.pk = l.memory_pk WHERE l.memory_pk = ANY(:pks) "
-                "GROUP BY m.namespace, m.layer"
+                "SELECT m.namespace, m.layer, count(*), coalesce(sum(l.length), 0) "
+                "FROM zb_lexical l JOIN zb_memories m ON m.pk = l.memory_pk "
+                "WHERE l.memory_pk = ANY(:pks) GROUP BY m.namespace, m.layer"
+            ),
+            {"pks": list(pks)},
+        ).all()
+        terms = conn.execute(
+            text(
+                "SELECT lexeme, count(*) FROM zb_lexical, unnest(terms) "
+                "WHERE memory_pk = ANY(:pks) GROUP BY lexeme"
             ),
             {"pks": list(pks)},
         ).all()
         conn.execute(text("DELETE FROM zb_lexical WHERE memory_pk = ANY(:pks)"), {"pks": list(pks)})
-        self._count(conn, {(ns, layer): -int(n) for ns, layer, n in removed})
+        self._count(conn, {(ns, layer): (-int(n), -int(ln)) for ns, layer, n, ln in removed})
+        self._count_terms(conn, Counter({str(t): -int(n) for t, n in terms}))
 
     @staticmethod
     def _where(context: str | None) -> str:
@@ -203,6 +294,8 @@ class PostgresLexicalIndex:
         terms: Sequence[str],
         context: str | None,
     ) -> dict[str, int]:
+        if context is None:
+            return dict(self.statistics(conn, namespace, [layer], terms, None)[layer].frequencies)
         return {
             term: int(
                 conn.execute(
@@ -215,6 +308,41 @@ class PostgresLexicalIndex:
             )
             for term in dict.fromkeys(terms)
         }
+
+    def statistics(
+        self,
+        conn: Connection,
+        namespace: str,
+        layers: Sequence[str],
+        terms: Sequence[str],
+        context: str | None,
+    ) -> dict[str, ScopeStatistics]:
+        wanted = list(dict.fromkeys(terms))
+        scopes = {layer: scope_tokens(namespace, layer, None)[0] for layer in layers}
+        keys = [scope + term for scope in scopes.values() for term in wanted]
+        # One round trip: the scopes' sizes and the terms' document counts together.
+        rows = conn.execute(
+            text(
+                "SELECT layer, count, length, NULL FROM zb_lexical_counts "
+                "WHERE namespace = :ns AND layer = ANY(:layers) "
+                "UNION ALL SELECT term, documents, NULL, 1 FROM zb_lexical_terms_df "
+                "WHERE term = ANY(:keys)"
+            ),
+            {"ns": namespace, "layers": list(layers), "keys": keys},
+        ).all()
+        sizes = {str(r[0]): (int(r[1]), int(r[2])) for r in rows if r[3] is None}
+        found = {str(r[0]): int(r[1]) for r in rows if r[3] is not None}
+        result = {}
+        for layer, scope in scopes.items():
+            docs, length = sizes.get(layer, (0, 0))
+            average = length / docs if docs > 0 else 0.0
+            if context is None:
+                frequencies = {term: found.get(scope + term, 0) for term in wanted}
+            else:
+                frequencies = self.document_frequencies(conn, namespace, layer, wanted, context)
+                docs = count_memories(conn, namespace, layer, context)
+            result[layer] = ScopeStatistics(docs, average, frequencies)
+        return result
 
 
 class PostgresVectorIndex:
@@ -237,11 +365,7 @@ class PostgresVectorIndex:
             " namespace TEXT NOT NULL, layer TEXT NOT NULL, context TEXT,"
             f" embedding vector({int(dimension)}) NOT NULL)"
         )
-        conn.exec_driver_sql(
-            "CREATE INDEX IF NOT EXISTS zb_pgvectors_hnsw ON zb_pgvectors "
-            f"USING hnsw (embedding vector_cosine_ops) WITH (m = {HNSW_M}, "
-            f"ef_construction = {HNSW_EF_CONSTRUCTION})"
-        )
+        conn.exec_driver_sql(_CREATE_HNSW)
         conn.exec_driver_sql(
             "CREATE INDEX IF NOT EXISTS zb_pgvectors_scope ON zb_pgvectors (namespace, layer)"
         )
@@ -249,6 +373,9 @@ class PostgresVectorIndex:
 
     def add(self, conn: Connection, rows: Sequence[IndexedVector]) -> None:
         if not rows:
+            return
+        if len(rows) >= COPY_MIN_ROWS:
+            self._copy(conn, rows)
             return
         conn.execute(
             text(
@@ -266,6 +393,24 @@ class PostgresVectorIndex:
                 for r in rows
             ],
         )
+
+    @staticmethod
+    def _copy(conn: Connection, rows: Sequence[IndexedVector]) -> None:
+        """One binary ``COPY`` for a batch: no per-row statement, vectors sent as pgvector's
+        binary format, in the caller's transaction."""
+        raw = conn.connection.driver_connection
+        with (
+            raw.cursor() as cursor,  # type: ignore[union-attr]
+            cursor.copy(
+                "COPY zb_pgvectors (memory_pk, namespace, layer, context, embedding) "
+                "FROM STDIN WITH (FORMAT BINARY)"
+            ) as copy,
+        ):
+            copy.set_types(["int8", "text", "text", "text", "vector"])
+            for r in rows:
+                copy.write_row(
+                    (r.pk, r.namespace, r.layer, r.context, np.asarray(r.vector, np.float32))
+                )
 
     def remove(self, conn: Connection, pks: Sequence[int]) -> None:
         if pks and self._exists(conn):
@@ -316,3 +461,39 @@ class PostgresVectorIndex:
                 "WHERE m.namespace = :ns AND v.memory_pk IS NULL ORDER BY m.pk LIMIT :limit"
             )
         return [int(r[0]) for r in conn.execute(text(query), {"ns": namespace, "limit": limit})]
+
+
+@contextmanager
+def deferred_hnsw(
+    engine: Engine, *, parallel_workers: int = 2, maintenance_work_mem: str = "1GB"
+) -> Iterator[None]:
+    """Load many vectors without maintaining the HNSW index row by row.
+
+    Drops the HNSW index on entry and builds it again on exit, once, over everything that
+    was loaded, with ``parallel_workers`` parallel maintenance workers and
+    ``maintenance_work_mem`` for the build (the graph fits in memory: the build is then
+    several times faster than inserting into the index). Meanwhile vector searches still
+    work, by an exact scan. Use it around a bulk ``store_many`` on a store no one else is
+    searching heavily::
+
+        with deferred_hnsw(memory.database.engine):
+            for batch in batches:
+                memory.store_many(batch)
+    """
+    if not re.fullmatch(r"\d+\s*(kB|MB|GB)", maintenance_work_mem):
+        raise StorageError(
+            f"maintenance_work_mem must look like '1GB', got {maintenance_work_mem!r}"
+        )
+    workers = int(parallel_workers)
+    with engine.begin() as conn:
+        present = conn.exec_driver_sql("SELECT to_regclass('zb_pgvectors') IS NOT NULL").scalar()
+        if present:
+            conn.exec_driver_sql(f"DROP INDEX IF EXISTS {_HNSW_INDEX}")
+    try:
+        yield
+    finally:
+        with engine.begin() as conn:
+            if conn.exec_driver_sql("SELECT to_regclass('zb_pgvectors') IS NOT NULL").scalar():
+                conn.exec_driver_sql(f"SET LOCAL maintenance_work_mem = '{maintenance_work_mem}'")
+                conn.exec_driver_sql(f"SET LOCAL max_parallel_maintenance_workers = {workers}")
+                conn.exec_driver_sql(_CREATE_HNSW)

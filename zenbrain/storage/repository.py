@@ -282,6 +282,9 @@ class Repository:
         """Create the core block ``item.label``, or give the existing one ``item``'s content;
         returns its id and pk. The label is claimed with INSERT .. ON CONFLICT DO NOTHING,
         so two writers of one label never both insert (PostgreSQL waits for the first)."""
+        for existing in self.core_rows(conn, item.label):  # the common case: an update
+            self.update_core(conn, existing, item.content, now, item.vector)
+            return str(existing.id), int(existing.pk)
         pk = self.database.allocate_keys(conn, 1)[0]
         conn.execute(memories.insert().values(self._memory_values(pk, item, now)))
         claimed = conn.execute(

@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, bindparam, event, select, text
 
-from zenbrain.storage.indexes import IndexedText
+from zenbrain.storage.indexes import IndexedText, ScopeStatistics
 from zenbrain.storage.scopes import count_memories, scope_tokens, scoped_terms
 
 __all__ = [
@@ -43,7 +43,11 @@ def configure_sqlite_engine(engine: Engine, *, wal: bool) -> None:
 
 class SqliteLexicalIndex:
     """An FTS5 table of each memory's scoped terms (see :func:`scoped_terms`), plus its
-    context token for searches limited to a context."""
+    context token for searches limited to a context.
+
+    Beside it, ``zb_lexical_lengths`` keeps each scope's number of memories and their total
+    length in index terms (BM25's average length), updated with every add and remove; the
+    per-term document counts come straight from the index through ``fts5vocab``."""
 
     def install(self, conn: Connection) -> None:
         conn.exec_driver_sql(
@@ -54,23 +58,69 @@ class SqliteLexicalIndex:
         conn.exec_driver_sql(
             "CREATE VIRTUAL TABLE IF NOT EXISTS zb_fts_vocab USING fts5vocab(zb_fts, 'row')"
         )
+        existed = conn.exec_driver_sql(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'zb_lexical_lengths'"
+        ).scalar()
+        if existed:
+            return
+        # Additive: stores made before it get the table filled from the index once.
+        conn.exec_driver_sql(
+            "CREATE TABLE zb_lexical_lengths ("
+            " scope TEXT PRIMARY KEY, documents INTEGER NOT NULL, length INTEGER NOT NULL)"
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO zb_lexical_lengths (scope, documents, length) "
+            "SELECT scope, count(*), sum(spaces) FROM ("
+            " SELECT CASE WHEN instr(terms, ' ') > 0 THEN substr(terms, 1, instr(terms, ' ') - 1)"
+            " ELSE terms END AS scope,"
+            " length(terms) - length(replace(terms, ' ', '')) AS spaces FROM zb_fts"
+            ") GROUP BY scope"
+        )
+
+    @staticmethod
+    def _count_lengths(conn: Connection, changes: dict[str, tuple[int, int]]) -> None:
+        if not changes:
+            return
+        conn.connection.driver_connection.executemany(  # type: ignore[union-attr]
+            "INSERT INTO zb_lexical_lengths (scope, documents, length) VALUES (?, ?, ?) "
+            "ON CONFLICT (scope) DO UPDATE SET documents = documents + excluded.documents, "
+            "length = length + excluded.length",
+            [(scope, docs, length) for scope, (docs, length) in sorted(changes.items())],
+        )
 
     def add(self, conn: Connection, rows: Sequence[IndexedText]) -> None:
         if not rows:
             return
         params = []
+        changes: dict[str, tuple[int, int]] = {}
         for row in rows:
             scope, ctx = scope_tokens(row.namespace, row.layer, row.context)
             terms = " ".join([scope, *scoped_terms(scope, row.terms)])
             params.append((row.pk, ctx or "", terms))
+            docs, length = changes.get(scope, (0, 0))
+            changes[scope] = (docs + 1, length + len(row.terms))
         # The DB-API directly: one executemany instead of SQLAlchemy's per-row processing.
         conn.connection.driver_connection.executemany(  # type: ignore[union-attr]
             "INSERT INTO zb_fts(rowid, ctx, terms) VALUES (?, ?, ?)", params
         )
+        self._count_lengths(conn, changes)
 
     def remove(self, conn: Connection, pks: Sequence[int]) -> None:
-        if pks:
-            conn.execute(text("DELETE FROM zb_fts WHERE rowid = :pk"), [{"pk": pk} for pk in pks])
+        if not pks:
+            return
+        found = conn.execute(
+            text("SELECT terms FROM zb_fts WHERE rowid IN :pks").bindparams(
+                bindparam("pks", expanding=True)
+            ),
+            {"pks": list(pks)},
+        ).all()
+        changes: dict[str, tuple[int, int]] = {}
+        for (stored,) in found:
+            tokens = str(stored).split(" ")
+            docs, length = changes.get(tokens[0], (0, 0))
+            changes[tokens[0]] = (docs - 1, length - (len(tokens) - 1))
+        conn.execute(text("DELETE FROM zb_fts WHERE rowid = :pk"), [{"pk": pk} for pk in pks])
+        self._count_lengths(conn, changes)
 
     @staticmethod
     def _match(namespace: str, layer: str, context: str | None, terms: Sequence[str]) -> str:
@@ -106,7 +156,8 @@ class SqliteLexicalIndex:
             return count_memories(conn, namespace, layer, context)
         scope, _ = scope_tokens(namespace, layer, None)
         found = conn.execute(
-            text("SELECT doc FROM zb_fts_vocab WHERE term = :term"), {"term": scope}
+            text("SELECT documents FROM zb_lexical_lengths WHERE scope = :scope"),
+            {"scope": scope},
         ).scalar()
         return int(found or 0)
 
@@ -119,17 +170,7 @@ class SqliteLexicalIndex:
         context: str | None,
     ) -> dict[str, int]:
         if context is None:
-            scope, _ = scope_tokens(namespace, layer, None)
-            wanted = {scope + term: term for term in dict.fromkeys(terms)}
-            found = dict(
-                conn.execute(
-                    select(text("term"), text("doc"))
-                    .select_from(text("zb_fts_vocab"))
-                    .where(text("term IN :terms").bindparams(bindparam("terms", expanding=True))),
-                    {"terms": list(wanted)},
-                ).all()
-            )
-            return {term: int(found.get(key, 0)) for key, term in wanted.items()}
+            return dict(self.statistics(conn, namespace, [layer], terms, None)[layer].frequencies)
         return {
             term: int(
                 conn.execute(
@@ -139,3 +180,46 @@ class SqliteLexicalIndex:
             )
             for term in dict.fromkeys(terms)
         }
+
+    def statistics(
+        self,
+        conn: Connection,
+        namespace: str,
+        layers: Sequence[str],
+        terms: Sequence[str],
+        context: str | None,
+    ) -> dict[str, ScopeStatistics]:
+        wanted = list(dict.fromkeys(terms))
+        scopes = {layer: scope_tokens(namespace, layer, None)[0] for layer in layers}
+        sizes = {
+            str(scope): (int(docs), int(length))
+            for scope, docs, length in conn.execute(
+                text(
+                    "SELECT scope, documents, length FROM zb_lexical_lengths WHERE scope IN :s"
+                ).bindparams(bindparam("s", expanding=True)),
+                {"s": list(scopes.values())},
+            )
+        }
+        found: dict[str, int] = {}
+        if wanted and context is None:
+            keys = [scope + term for scope in scopes.values() for term in wanted]
+            found = {
+                str(key): int(doc)
+                for key, doc in conn.execute(
+                    select(text("term"), text("doc"))
+                    .select_from(text("zb_fts_vocab"))
+                    .where(text("term IN :terms").bindparams(bindparam("terms", expanding=True))),
+                    {"terms": keys},
+                )
+            }
+        result = {}
+        for layer, scope in scopes.items():
+            docs, length = sizes.get(scope, (0, 0))
+            average = length / docs if docs > 0 else 0.0
+            if context is None:
+                frequencies = {term: found.get(scope + term, 0) for term in wanted}
+            else:
+                frequencies = self.document_frequencies(conn, namespace, layer, wanted, context)
+                docs = count_memories(conn, namespace, layer, context)
+            result[layer] = ScopeStatistics(docs, average, frequencies)
+        return result

@@ -1,10 +1,26 @@
-"""SQLite vectors: float32 blobs in ``zb_vectors``, searched with numpy over per-scope
-matrices cached in memory and kept in step with other processes by a version per scope."""
+"""SQLite vectors: float32 blobs in ``zb_vectors``, searched in memory per scope.
+
+A scope (namespace and layer) is held in memory in one of two forms:
+
+- below :data:`PREFILTER_MIN_ROWS` rows, an exact float32 matrix searched with one numpy
+  matrix-vector product (at that size the product costs less than any index);
+- from there on, an int8 copy (a quarter of the bytes) scanned with usearch's SIMD kernels
+  for a few times more candidates than asked; the candidates' float32 vectors are then read
+  back by primary key and re-scored exactly, so every returned similarity is the exact
+  cosine and the ranking is exact as long as the true neighbours are among the candidates
+  (``benchmarks.scale`` measures how often they are).
+
+Both forms grow in place into preallocated buffers (doubling), so loading or appending never
+copies the whole matrix more than once. Every write bumps the scope's row in
+``zb_vector_versions``; a search compares that version with the cached one and, when another
+process wrote, reads only the rows added since, or (after deletions) the scope's primary keys
+to drop the rows that are gone, never the whole scope again.
+"""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -13,73 +29,145 @@ from sqlalchemy import Connection, func, select
 from zenbrain.storage.indexes import IndexedVector
 from zenbrain.storage.schema import memories, vector_versions, vectors
 
-__all__ = ["SqliteVectorIndex"]
+__all__ = [
+    "PREFILTER_CANDIDATES_PER_RESULT",
+    "PREFILTER_MIN_ROWS",
+    "SqliteVectorIndex",
+    "int8_candidates",
+    "quantize_int8",
+]
+
+PREFILTER_MIN_ROWS = 20_000
+"""From this many rows a scope is searched through its int8 copy (exact float32 below)."""
+PREFILTER_CANDIDATES_PER_RESULT = 2
+PREFILTER_EXTRA_CANDIDATES = 20
+_READ_CHUNK = 4096
+_SQL_IN_CHUNK = 900  # below SQLite's default limit of bound parameters
 
 
-class _Matrix:
-    """One scope's vectors: rows in key order, grown in place with spare capacity so that
-    appending a few rows does not copy the whole matrix."""
+def quantize_int8(rows: np.ndarray) -> np.ndarray:
+    """Each row scaled so its largest component is ±127, rounded to int8. Cosine similarity
+    does not depend on a row's length, so the per-row scale need not be kept."""
+    rows = np.asarray(rows, dtype=np.float32)
+    if rows.ndim == 1:
+        rows = rows[None, :]
+    peaks = np.abs(rows).max(axis=1, keepdims=True)
+    peaks[peaks == 0] = 1.0
+    return np.rint(rows * (127.0 / peaks)).astype(np.int8)
 
-    __slots__ = ("_contexts", "_matrix", "_pks", "size", "version")
 
-    def __init__(self, version: int, dimension: int) -> None:
+class _Rows:
+    """One scope's rows held in memory: primary keys, contexts and either float32 vectors
+    (``exact``) or their int8 quantisation, in preallocated buffers grown by doubling."""
+
+    __slots__ = ("_contexts", "_pks", "_vectors", "dimension", "max_pk", "size", "version")
+
+    def __init__(self, version: int, dimension: int, capacity: int, *, int8: bool) -> None:
         self.version = version
+        self.dimension = dimension
         self.size = 0
-        self._pks = np.zeros(0, dtype=np.int64)
-        self._matrix = np.zeros((0, dimension), dtype=np.float32)
-        self._contexts = np.zeros(0, dtype=object)
+        self.max_pk = 0
+        capacity = max(capacity, 64)
+        self._pks = np.zeros(capacity, dtype=np.int64)
+        self._contexts = np.empty(capacity, dtype=object)
+        self._vectors = np.zeros((capacity, dimension), dtype=np.int8 if int8 else np.float32)
 
     @property
-    def max_pk(self) -> int:
-        return int(self._pks[self.size - 1]) if self.size else 0
+    def exact(self) -> bool:
+        return self._vectors.dtype == np.float32
 
     @property
     def pks(self) -> np.ndarray:
         return self._pks[: self.size]
 
     @property
-    def matrix(self) -> np.ndarray:
-        return self._matrix[: self.size]
-
-    @property
     def contexts(self) -> np.ndarray:
         return self._contexts[: self.size]
 
+    @property
+    def vectors(self) -> np.ndarray:
+        return self._vectors[: self.size]
+
+    def _reserve(self, needed: int) -> None:
+        if needed <= len(self._pks):
+            return
+        capacity = max(needed, 2 * len(self._pks))
+        pks = np.zeros(capacity, dtype=np.int64)
+        pks[: self.size] = self._pks[: self.size]
+        contexts = np.empty(capacity, dtype=object)
+        contexts[: self.size] = self._contexts[: self.size]
+        grown = np.zeros((capacity, self.dimension), dtype=self._vectors.dtype)
+        grown[: self.size] = self._vectors[: self.size]
+        self._pks, self._contexts, self._vectors = pks, contexts, grown
+
     def append(self, pks: Sequence[int], rows: np.ndarray, contexts: Sequence[str | None]) -> None:
-        needed = self.size + len(pks)
-        if rows.shape[1] != self._matrix.shape[1] and self.size == 0:
-            self._matrix = np.zeros((0, rows.shape[1]), dtype=np.float32)
-        if needed > len(self._pks):
-            capacity = max(needed, 2 * len(self._pks), 64)
-            self._pks = np.resize(self._pks, capacity)
-            grown = np.zeros((capacity, self._matrix.shape[1]), dtype=np.float32)
-            grown[: self.size] = self._matrix[: self.size]
-            self._matrix = grown
-            self._contexts = np.resize(self._contexts, capacity)
+        """Add rows (float32, one per key); they are quantised here when the scope is int8."""
+        if not len(pks):
+            return
         end = self.size + len(pks)
+        self._reserve(end)
         self._pks[self.size : end] = pks
-        self._matrix[self.size : end] = rows
         self._contexts[self.size : end] = list(contexts)
+        self._vectors[self.size : end] = rows if self.exact else quantize_int8(rows)
         self.size = end
+        self.max_pk = max(self.max_pk, int(np.max(np.asarray(pks))))
+
+    def keep(self, mask: np.ndarray) -> None:
+        """Drop the rows where ``mask`` is false, compacting in place."""
+        kept = int(mask.sum())
+        if kept == self.size:
+            return
+        for buffer in (self._pks, self._contexts, self._vectors):
+            buffer[:kept] = buffer[: self.size][mask]
+        self.size = kept
+        self.max_pk = int(self._pks[:kept].max()) if kept else 0
+
+    def to_int8(self) -> None:
+        """Replace the float32 buffer by its int8 quantisation (a quarter of the bytes)."""
+        if not self.exact:
+            return
+        quantized = np.zeros((len(self._pks), self.dimension), dtype=np.int8)
+        for begin in range(0, self.size, _READ_CHUNK):
+            end = min(self.size, begin + _READ_CHUNK)
+            quantized[begin:end] = quantize_int8(self._vectors[begin:end])
+        self._vectors = quantized
+
+
+def int8_candidates(rows: np.ndarray, query: np.ndarray, limit: int) -> np.ndarray:
+    """Positions of the int8 ``rows`` closest to ``query`` by cosine, ``2 × limit + 20`` of
+    them (or all rows), from usearch's exact (brute-force) SIMD scan on one thread."""
+    from usearch.index import MetricKind, search
+
+    count = min(len(rows), PREFILTER_CANDIDATES_PER_RESULT * limit + PREFILTER_EXTRA_CANDIDATES)
+    if count <= 0:
+        return np.zeros(0, dtype=np.int64)
+    found = search(rows, quantize_int8(query)[0], count, MetricKind.Cos, exact=True, threads=1)
+    return np.asarray(found.keys, dtype=np.int64)
+
+
+def _top(scores: np.ndarray, limit: int) -> np.ndarray:
+    """Positions of the ``limit`` highest scores, highest first (stable on ties)."""
+    k = min(limit, len(scores))
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+    return top[np.argsort(-scores[top], kind="stable")]
 
 
 class SqliteVectorIndex:
-    """Float32 blobs in ``zb_vectors``, searched by a numpy dot product over a per-scope
-    matrix cached in memory.
+    """Nearest neighbours by cosine over ``zb_vectors``, with per-scope rows cached in
+    memory and kept in step with other processes by ``zb_vector_versions``. Writes in this
+    process append to the cache directly, so a recall after a store reloads nothing."""
 
-    Every write bumps the scope's row in ``zb_vector_versions``. A search compares that
-    version with the cache's: equal means current; otherwise only the rows added since are
-    read (or, after deletions, the scope is read again). Writes in this process append to
-    the cache directly, so a recall after a store does not reload the matrix.
-    """
-
-    def __init__(self) -> None:
-        self._cache: dict[tuple[str, str], _Matrix] = {}
+    def __init__(self, prefilter_min_rows: int = PREFILTER_MIN_ROWS) -> None:
+        self.prefilter_min_rows = prefilter_min_rows
+        self._cache: dict[tuple[str, str], _Rows] = {}
         self._lock = threading.Lock()
 
     def install(self, conn: Connection, dimension: int) -> None:
         """Nothing to create: ``zb_vectors`` is part of the shared schema."""
 
+    # ------------------------------------------------------------------ writes
     def _bump(self, conn: Connection, namespace: str, layer: str, delta: int) -> tuple[int, int]:
         """Raise the scope's version; return ``(previous version, new version)``."""
         where = (vector_versions.c.namespace == namespace) & (vector_versions.c.layer == layer)
@@ -101,39 +189,35 @@ class SqliteVectorIndex:
     def add(self, conn: Connection, rows: Sequence[IndexedVector]) -> None:
         if not rows:
             return
-        conn.execute(
-            vectors.insert(),
+        blobs = [np.asarray(r.vector, dtype=np.float32) for r in rows]
+        # The DB-API directly: one executemany instead of SQLAlchemy's per-row processing.
+        conn.connection.driver_connection.executemany(  # type: ignore[union-attr]
+            "INSERT INTO zb_vectors(memory_pk, namespace, layer, vector) VALUES (?, ?, ?, ?)",
             [
-                {
-                    "memory_pk": r.pk,
-                    "namespace": r.namespace,
-                    "layer": r.layer,
-                    "vector": np.asarray(r.vector, dtype=np.float32).tobytes(),
-                }
-                for r in rows
+                (r.pk, r.namespace, r.layer, blob.tobytes())
+                for r, blob in zip(rows, blobs, strict=True)
             ],
         )
-        by_scope: dict[tuple[str, str], list[IndexedVector]] = {}
-        for r in rows:
-            by_scope.setdefault((r.namespace, r.layer), []).append(r)
-        for (namespace, layer), scoped in by_scope.items():
-            previous, current = self._bump(conn, namespace, layer, len(scoped))
+        by_scope: dict[tuple[str, str], list[int]] = {}
+        for position, r in enumerate(rows):
+            by_scope.setdefault((r.namespace, r.layer), []).append(position)
+        for (namespace, layer), positions in by_scope.items():
+            previous, current = self._bump(conn, namespace, layer, len(positions))
             with self._lock:
                 cached = self._cache.get((namespace, layer))
-                ordered = sorted(scoped, key=lambda r: r.pk)
-                if (
-                    cached is not None
-                    and cached.version == previous
-                    and ordered[0].pk > cached.max_pk
-                ):
-                    cached.append(
-                        [r.pk for r in ordered],
-                        np.vstack([np.asarray(r.vector, dtype=np.float32) for r in ordered]),
-                        [r.context for r in ordered],
-                    )
-                    cached.version = current
-                else:
+                if cached is None:
+                    continue
+                if cached.version != previous or blobs[positions[0]].shape != (cached.dimension,):
                     self._cache.pop((namespace, layer), None)
+                    continue
+                matrix = np.empty((len(positions), cached.dimension), dtype=np.float32)
+                for i, position in enumerate(positions):
+                    matrix[i] = blobs[position]
+                cached.append(
+                    [rows[p].pk for p in positions], matrix, [rows[p].context for p in positions]
+                )
+                cached.version = current
+                self._maybe_quantize(cached)
 
     def remove(self, conn: Connection, pks: Sequence[int]) -> None:
         if not pks:
@@ -144,26 +228,65 @@ class SqliteVectorIndex:
             .group_by(vectors.c.namespace, vectors.c.layer)
         ).all()
         conn.execute(vectors.delete().where(vectors.c.memory_pk.in_(list(pks))))
+        gone = np.asarray(sorted(pks), dtype=np.int64)
         for namespace, layer, removed in scopes:
-            self._bump(conn, namespace, layer, -int(removed))
+            previous, current = self._bump(conn, namespace, layer, -int(removed))
             with self._lock:
-                self._cache.pop((namespace, layer), None)
+                cached = self._cache.get((namespace, layer))
+                if cached is None:
+                    continue
+                if cached.version != previous:
+                    self._cache.pop((namespace, layer), None)
+                    continue
+                cached.keep(~np.isin(cached.pks, gone))
+                cached.version = current
 
-    def _rows(self, conn: Connection, namespace: str, layer: str, after_pk: int) -> list[Any]:
-        return list(
-            conn.execute(
-                select(vectors.c.memory_pk, vectors.c.vector, memories.c.context)
-                .join(memories, memories.c.pk == vectors.c.memory_pk)
-                .where(
-                    vectors.c.namespace == namespace,
-                    vectors.c.layer == layer,
-                    vectors.c.memory_pk > after_pk,
-                )
-                .order_by(vectors.c.memory_pk)
-            ).all()
+    # ------------------------------------------------------------------ loading
+    def _maybe_quantize(self, cached: _Rows) -> None:
+        if cached.exact and cached.size >= self.prefilter_min_rows:
+            cached.to_int8()
+
+    @staticmethod
+    def _driver(conn: Connection) -> Any:
+        return conn.connection.driver_connection
+
+    def _read_rows(
+        self, conn: Connection, namespace: str, layer: str, after_pk: int
+    ) -> Iterable[list[tuple[int, bytes, str | None]]]:
+        """The scope's rows with a key above ``after_pk`` in key order, in chunks."""
+        cursor = self._driver(conn).execute(
+            "SELECT v.memory_pk, v.vector, m.context FROM zb_vectors v "
+            "JOIN zb_memories m ON m.pk = v.memory_pk "
+            "WHERE v.namespace = ? AND v.layer = ? AND v.memory_pk > ? ORDER BY v.memory_pk",
+            (namespace, layer, after_pk),
         )
+        try:
+            while chunk := cursor.fetchmany(_READ_CHUNK):
+                yield chunk
+        finally:
+            cursor.close()
 
-    def _load(self, conn: Connection, namespace: str, layer: str, dimension: int) -> _Matrix:
+    def _read_by_pk(
+        self, conn: Connection, pks: Sequence[int]
+    ) -> Iterable[list[tuple[int, bytes, str | None]]]:
+        driver = self._driver(conn)
+        for begin in range(0, len(pks), _SQL_IN_CHUNK):
+            part = [int(pk) for pk in pks[begin : begin + _SQL_IN_CHUNK]]
+            marks = ",".join("?" * len(part))
+            yield driver.execute(
+                "SELECT v.memory_pk, v.vector, m.context FROM zb_vectors v "
+                f"JOIN zb_memories m ON m.pk = v.memory_pk WHERE v.memory_pk IN ({marks})",
+                part,
+            ).fetchall()
+
+    @staticmethod
+    def _append_chunk(cached: _Rows, chunk: list[tuple[int, bytes, str | None]]) -> None:
+        matrix = np.empty((len(chunk), cached.dimension), dtype=np.float32)
+        for i, row in enumerate(chunk):
+            matrix[i] = np.frombuffer(row[1], dtype=np.float32)
+        cached.append([int(r[0]) for r in chunk], matrix, [r[2] for r in chunk])
+
+    def _load(self, conn: Connection, namespace: str, layer: str, dimension: int) -> _Rows:
         key = (namespace, layer)
         state = conn.execute(
             select(vector_versions.c.version, vector_versions.c.count).where(
@@ -175,23 +298,43 @@ class SqliteVectorIndex:
             cached = self._cache.get(key)
             if cached is not None and cached.version == version:
                 return cached
-        # Another process wrote: read what was added since, or everything after deletions.
-        after = cached.max_pk if cached is not None else 0
-        rows = self._rows(conn, namespace, layer, after)
-        if cached is None or cached.size + len(rows) != count:
-            cached = _Matrix(version, dimension)
-            rows = rows if after == 0 else self._rows(conn, namespace, layer, 0)
-        if rows:
-            cached.append(
-                [int(r[0]) for r in rows],
-                np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows]),
-                [r[2] for r in rows],
-            )
-        cached.version = version
-        with self._lock:
+            if cached is None or cached.dimension != dimension:
+                cached = _Rows(version, dimension, count, int8=count >= self.prefilter_min_rows)
+                for chunk in self._read_rows(conn, namespace, layer, 0):
+                    self._append_chunk(cached, chunk)
+            else:
+                # Another process wrote: first assume it only added rows.
+                after = cached.max_pk
+                fresh = [r for c in self._read_rows(conn, namespace, layer, after) for r in c]
+                if cached.size + len(fresh) != count:
+                    self._resync(conn, cached, namespace, layer)
+                elif fresh:
+                    self._append_chunk(cached, fresh)
+            cached.version = version
+            self._maybe_quantize(cached)
             self._cache[key] = cached
-        return cached
+            return cached
 
+    def _resync(self, conn: Connection, cached: _Rows, namespace: str, layer: str) -> None:
+        """Rows were deleted (and maybe added) elsewhere: drop the keys that are gone, read
+        the ones that are new."""
+        present = np.fromiter(
+            (
+                int(r[0])
+                for r in self._driver(conn).execute(
+                    "SELECT memory_pk FROM zb_vectors WHERE namespace = ? AND layer = ?",
+                    (namespace, layer),
+                )
+            ),
+            dtype=np.int64,
+        )
+        cached.keep(np.isin(cached.pks, present))
+        missing = np.setdiff1d(present, cached.pks, assume_unique=True)
+        for chunk in self._read_by_pk(conn, missing.tolist()):
+            if chunk:
+                self._append_chunk(cached, chunk)
+
+    # ------------------------------------------------------------------ search
     def nearest(
         self,
         conn: Connection,
@@ -205,14 +348,40 @@ class SqliteVectorIndex:
         loaded = self._load(conn, namespace, layer, len(query))
         if loaded.size == 0 or limit <= 0:
             return []
-        sims = loaded.matrix @ query
-        if context is not None:
-            sims = np.where(loaded.contexts == context, sims, -np.inf)
-        k = min(limit, loaded.size)
-        top = np.argpartition(-sims, k - 1)[:k] if k < loaded.size else np.arange(loaded.size)
-        top = top[np.argsort(-sims[top], kind="stable")]
-        pks = loaded.pks
-        return [(int(pks[i]), float(sims[i])) for i in top if np.isfinite(sims[i])]
+        with self._lock:
+            pks = loaded.pks
+            rows = loaded.vectors
+            if context is not None:
+                positions = np.flatnonzero(loaded.contexts == context)
+                pks, rows = pks[positions], rows[positions]
+            if len(pks) == 0:
+                return []
+            if loaded.exact:
+                sims = rows @ query
+                top = _top(sims, limit)
+                return [(int(pks[i]), float(sims[i])) for i in top]
+            candidates = int8_candidates(rows, query, limit)
+            chosen = pks[candidates]
+        return self.rescore(conn, chosen.tolist(), query, limit)
+
+    def rescore(
+        self, conn: Connection, pks: Sequence[int], query: np.ndarray, limit: int
+    ) -> list[tuple[int, float]]:
+        """Exact float32 cosine of the given rows (read by key), the best ``limit`` first."""
+        keys: list[int] = []
+        blobs: list[bytes] = []
+        for chunk in self._read_by_pk(conn, pks):
+            for pk, blob, _ in chunk:
+                keys.append(int(pk))
+                blobs.append(blob)
+        if not keys:
+            return []
+        matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(keys), -1)
+        sims = matrix @ np.asarray(query, dtype=np.float32)
+        # Ties go to the older memory, as in the exact path (rows kept in key order there).
+        order = np.argsort(np.asarray(keys))
+        sims, ordered = sims[order], np.asarray(keys)[order]
+        return [(int(ordered[i]), float(sims[i])) for i in _top(sims, limit)]
 
     def missing(self, conn: Connection, namespace: str, limit: int) -> list[int]:
         rows = conn.execute(

@@ -4,12 +4,14 @@
 ``ZenBrainRetriever``                     ``coordinator.recall`` as a LangChain retriever
 ``ZenBrainChatMessageHistory``            a session's messages in the short-term layer
 ``ZenBrainStore``                         a LangGraph ``BaseStore`` (agents, LangMem)
+``ZenBrainMemoryMiddleware``              memory for ``langchain.agents.create_agent``
 ``create_zenbrain_tools``                 the five memory tools as LangChain tools
 ``LangChainEmbeddings``                   LangChain ``Embeddings`` as an ``EmbeddingProvider``
 ``LangChainSummarizer``                   a LangChain chat model as the ``Summarizer``
 ========================================  ===============================================
 """
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from langchain_zenbrain.chat_history import ZenBrainChatMessageHistory
@@ -20,12 +22,14 @@ from langchain_zenbrain.summarizer import LangChainSummarizer
 from langchain_zenbrain.tools import create_zenbrain_tools
 
 if TYPE_CHECKING:
+    from langchain_zenbrain.middleware import ZenBrainMemoryMiddleware
     from langchain_zenbrain.store import ZenBrainStore
 
 __all__ = [
     "LangChainEmbeddings",
     "LangChainSummarizer",
     "ZenBrainChatMessageHistory",
+    "ZenBrainMemoryMiddleware",
     "ZenBrainRetriever",
     "ZenBrainStore",
     "create_zenbrain_tools",
@@ -35,17 +39,27 @@ __all__ = [
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str) -> Any:
-    # ZenBrainStore needs LangGraph, an optional extra: import it only when asked for.
-    if name == "ZenBrainStore":
-        try:
-            from langchain_zenbrain.store import ZenBrainStore
-        except ImportError as exc:
-            from zenbrain.errors import MissingDependencyError
+# Names that need an optional extra, imported only when asked for: the module, the package
+# it needs and the extra that installs it.
+_OPTIONAL = {
+    "ZenBrainStore": ("langchain_zenbrain.store", "langgraph", "langgraph"),
+    "ZenBrainMemoryMiddleware": ("langchain_zenbrain.middleware", "langchain", "agents"),
+}
 
-            raise MissingDependencyError(
-                "ZenBrainStore needs LangGraph, which is not installed. "
-                "Install it with: pip install 'langchain-zenbrain[langgraph]'"
-            ) from exc
-        return ZenBrainStore
-    raise AttributeError(f"module 'langchain_zenbrain' has no attribute {name!r}")
+
+def __getattr__(name: str) -> Any:
+    if name not in _OPTIONAL:
+        raise AttributeError(f"module 'langchain_zenbrain' has no attribute {name!r}")
+    module_name, package, extra = _OPTIONAL[name]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] != package:
+            raise
+        from zenbrain.errors import MissingDependencyError
+
+        raise MissingDependencyError(
+            f"{name} needs {package}, which is not installed. "
+            f"Install it with: pip install 'langchain-zenbrain[{extra}]'"
+        ) from exc
+    return getattr(module, name)

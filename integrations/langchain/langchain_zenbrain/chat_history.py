@@ -3,7 +3,7 @@ layer, one history per session id."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.chat_history import BaseChatMessageHistory
@@ -19,6 +19,7 @@ from langchain_core.messages import (
 
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
+from zenbrain.layers.short_term import worth_remembering
 from zenbrain.types import Interaction
 
 __all__ = ["MESSAGE_METADATA_KEY", "ZenBrainChatMessageHistory"]
@@ -36,21 +37,29 @@ _MESSAGE_OF_ROLE: dict[str, type[BaseMessage]] = {
     "ai": AIMessage,
     "system": SystemMessage,
 }
-_MESSAGE_TYPES = frozenset({"human", "ai", "system", "tool", "function", "chat"})
+#: The ``source`` of the long-term memories a history stores.
+SOURCE = "langchain-chat-history"
+# ``conversation`` returns the latest ``limit`` interactions: this many is every one.
+_WHOLE_SESSION = 10**9
 
 
 class ZenBrainChatMessageHistory(BaseChatMessageHistory):
     """Chat history of one session, persisted in zenbrain's short-term layer.
 
-    Messages are stored with ``add_interaction`` under ``session_id`` and read back with
-    ``conversation``; because zenbrain persists sessions, a new coordinator on the same
-    database (after a restart) sees the same history. ``messages`` returns the latest
-    ``window`` messages (zenbrain's short-term window of 50 by default).
+    Messages are appended with ``add_interactions(..., session_id=session_id)`` and read back
+    with ``conversation(session_id=session_id)``, so a new coordinator on the same database
+    (after a restart) sees the same history. ``messages`` is the whole session, like every
+    LangChain history (``window=`` returns only the latest messages instead). The session is
+    always named explicitly: it never becomes the coordinator's own current session, nor
+    is it changed by it. Creating a history writes nothing.
 
-    Messages whose type is in ``remember`` (human messages by default) are also stored
-    into long-term memory through ``coordinator.store``, where zenbrain's routing files them
-    as facts, episodes or procedures. ``clear()`` empties the session's history; what went
-    into long-term memory stays there (forget it with ``coordinator.forget``).
+    With ``remember=True`` (default) the user's messages that ``should_remember(role,
+    content)`` accepts are also stored into long-term memory, where zenbrain routes them to
+    facts, episodes or procedures. The default rule is the core's
+    :func:`zenbrain.layers.short_term.worth_remembering`: statements about the user,
+    preferences, decisions, standing instructions and explicit "remember that..." requests;
+    not questions, small talk, one-off commands or what the assistant said. ``clear()``
+    empties the session; what went into long-term memory stays (``coordinator.forget``).
     """
 
     def __init__(
@@ -58,7 +67,8 @@ class ZenBrainChatMessageHistory(BaseChatMessageHistory):
         coordinator: MemoryCoordinator,
         session_id: str,
         *,
-        remember: Collection[str] = ("human",),
+        remember: bool = True,
+        should_remember: Callable[[str, str], bool] = worth_remembering,
         context: str | None = None,
         window: int | None = None,
     ) -> None:
@@ -69,77 +79,101 @@ class ZenBrainChatMessageHistory(BaseChatMessageHistory):
             )
         if not isinstance(session_id, str) or not session_id.strip():
             raise InvalidInputError(f"session_id must be a non-empty string, got {session_id!r}.")
-        if isinstance(remember, str):
-            remember = (remember,)
-        unknown = set(remember) - _MESSAGE_TYPES
-        if unknown:
+        if not isinstance(remember, bool):
             raise InvalidInputError(
-                f"remember names unknown message type(s) {sorted(unknown)}; "
-                f"use some of {sorted(_MESSAGE_TYPES)}."
+                f"remember must be True or False, got {remember!r}; pass "
+                "should_remember=callable(role, content) to choose what is remembered."
             )
-        if window is not None and (isinstance(window, bool) or not isinstance(window, int)):
-            raise InvalidInputError(f"window must be a whole number or None, got {window!r}.")
+        if not callable(should_remember):
+            raise InvalidInputError("should_remember must be a callable(role, content) -> bool.")
+        if window is not None and (
+            isinstance(window, bool) or not isinstance(window, int) or window < 1
+        ):
+            raise InvalidInputError(
+                f"window must be a positive whole number or None, got {window!r}."
+            )
         super().__init__()
         self.coordinator = coordinator
         self.session_id = session_id
-        self.remember = frozenset(remember)
+        self.remember = remember
+        self.should_remember = should_remember
         self.context = context
         self.window = window
-        # A private view of the same namespace and connection pool: it carries its own
-        # "current session", so histories of different sessions (and the coordinator's own
-        # session) never switch each other's session, even when used from several threads.
-        self._session_view = coordinator.for_namespace(coordinator.namespace)
-        self._session_view.start_session(session_id)
 
     # ------------------------------------------------------------------ read
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
-        """The session's latest messages, oldest first."""
-        return [_message(item) for item in self._session_view.conversation(self.window)]
+        """The session's messages, oldest first (the latest ``window`` if one is set)."""
+        interactions = self.coordinator.conversation(self._limit, session_id=self.session_id)
+        return [_message(item) for item in interactions]
 
     async def aget_messages(self) -> list[BaseMessage]:
-        interactions = await self._session_view.aconversation(self.window)
+        interactions = await self.coordinator.aconversation(self._limit, session_id=self.session_id)
         return [_message(item) for item in interactions]
+
+    @property
+    def _limit(self) -> int:
+        return self.window if self.window is not None else _WHOLE_SESSION
 
     # ------------------------------------------------------------------ write
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         batch = _checked(messages)
-        for message in batch:
-            self._session_view.add_interaction(
-                _role(message), message.text, {MESSAGE_METADATA_KEY: message_to_dict(message)}
-            )
-        for message in batch:
-            if self._remembers(message):
-                self.coordinator.store(message.text, **self._store_options(message))
+        if not batch:
+            return
+        self.coordinator.add_interactions(_turns(batch), session_id=self.session_id)
+        remembered = self._to_remember(batch)
+        if remembered:
+            self.coordinator.store_many(remembered)
 
     async def aadd_messages(self, messages: Sequence[BaseMessage]) -> None:
         batch = _checked(messages)
-        for message in batch:
-            await self._session_view.aadd_interaction(
-                _role(message), message.text, {MESSAGE_METADATA_KEY: message_to_dict(message)}
-            )
-        for message in batch:
-            if self._remembers(message):
-                await self.coordinator.astore(message.text, **self._store_options(message))
+        if not batch:
+            return
+        await self.coordinator.aadd_interactions(_turns(batch), session_id=self.session_id)
+        remembered = self._to_remember(batch)
+        if remembered:
+            await self.coordinator.astore_many(remembered)
 
     def clear(self) -> None:
-        self._session_view.clear_session(self.session_id)
+        self.coordinator.clear_session(self.session_id)
 
     async def aclear(self) -> None:
-        await self._session_view.aclear_session(self.session_id)
+        await self.coordinator.aclear_session(self.session_id)
 
     # ------------------------------------------------------------------ helpers
-    def _remembers(self, message: BaseMessage) -> bool:
-        return message.type in self.remember and bool(message.text.strip())
-
-    def _store_options(self, message: BaseMessage) -> dict[str, Any]:
-        metadata: dict[str, Any] = {"session_id": self.session_id, "role": _role(message)}
-        if message.id is not None:
-            metadata["message_id"] = message.id
-        return {"context": self.context, "source": "langchain-chat-history", "metadata": metadata}
+    def _to_remember(self, batch: list[BaseMessage]) -> list[dict[str, Any]]:
+        if not self.remember:
+            return []
+        items = []
+        for message in batch:
+            role, text = _role(message), message.text.strip()
+            if text and self.should_remember(role, text):
+                metadata: dict[str, Any] = {"session_id": self.session_id, "role": role}
+                if message.id is not None:
+                    metadata["message_id"] = message.id
+                items.append(
+                    {
+                        "content": text,
+                        "context": self.context,
+                        "source": SOURCE,
+                        "metadata": metadata,
+                    }
+                )
+        return items
 
     def __repr__(self) -> str:
         return f"ZenBrainChatMessageHistory(session_id={self.session_id!r}, {self.coordinator!r})"
+
+
+def _turns(batch: list[BaseMessage]) -> list[dict[str, Any]]:
+    return [
+        {
+            "role": _role(message),
+            "content": message.text,
+            "metadata": {MESSAGE_METADATA_KEY: message_to_dict(message)},
+        }
+        for message in batch
+    ]
 
 
 def _checked(messages: Sequence[BaseMessage]) -> list[BaseMessage]:

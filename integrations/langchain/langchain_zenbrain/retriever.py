@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForRetrieverRun,
@@ -23,6 +23,8 @@ __all__ = ["ZenBrainRetriever"]
 # forwards its own ``verbose`` flag to the retriever; it means nothing to recall.
 _PER_CALL_OPTIONS = frozenset({"k", "layers", "min_score", "min_confidence", "core", "context"})
 _IGNORED_OPTIONS = frozenset({"verbose"})
+# The smallest score the coordinator keeps: any match scores above 0.
+_MATCHES_ONLY = 1e-9
 
 
 class ZenBrainRetriever(BaseRetriever):
@@ -44,13 +46,15 @@ class ZenBrainRetriever(BaseRetriever):
     """Layers to search; ``None`` means zenbrain's default (episodic, semantic, procedural,
     core)."""
     min_score: float = Field(default=0.0, ge=0.0, le=1.0)
-    """Drop results scoring below this. Above 0 it also drops zenbrain's score-0 fill-ins
-    (recent memories from a layer with no match)."""
+    """Drop results scoring below this. Whatever its value, only memories that match the
+    query are returned: zenbrain's score-0 fill-ins (recent memories offered when a layer has
+    no match) are never documents."""
     min_confidence: float = Field(default=0.0, ge=0.0, le=1.0)
     """Drop facts whose confidence is below this."""
-    core: str = "always"
-    """How core blocks compete: ``"always"`` (every block is a candidate) or ``"matching"``
-    (only blocks sharing a word with the query)."""
+    core: Literal["matching", "always"] = "matching"
+    """How core blocks compete: ``"matching"`` (default: only blocks sharing a word with the
+    query) or ``"always"`` (every block is a candidate, so an unrelated persona block can
+    take the place of a matching memory)."""
     context: str | None = None
     """Cross-context domain to recall in (e.g. ``"work"``), or ``None`` for all."""
 
@@ -72,7 +76,7 @@ class ZenBrainRetriever(BaseRetriever):
         return {
             "layers": list(layers) if isinstance(layers, Sequence) else layers,
             "limit": options["k"],
-            "min_score": options["min_score"],
+            "min_score": _matches_only(options["min_score"]),
             "min_confidence": options["min_confidence"],
             "core": options["core"],
             "context": options["context"],
@@ -97,3 +101,11 @@ class ZenBrainRetriever(BaseRetriever):
     ) -> list[Document]:
         results = await self.coordinator.arecall(query, **self._recall_options(kwargs))
         return [recall_result_to_document(result) for result in results]
+
+
+def _matches_only(min_score: Any) -> Any:
+    """``min_score`` raised to just above 0, so recall returns matches only and never its
+    score-0 fill-ins; anything but a number goes on to the coordinator, which rejects it."""
+    if isinstance(min_score, int | float) and not isinstance(min_score, bool):
+        return max(float(min_score), _MATCHES_ONLY)
+    return min_score

@@ -1,35 +1,40 @@
 """``ZenBrainStore``: a LangGraph long-term memory store backed by zenbrain.
 
-How LangGraph's model maps onto zenbrain's:
+How LangGraph's model maps onto zenbrain's (all through the coordinator's public API):
 
 * A LangGraph namespace (a tuple of labels) is a zenbrain namespace of its own, named
-  ``<coordinator namespace>.<label>.<label>...`` (LangGraph forbids ``.`` in labels, so
-  the name is unambiguous; ``%`` and ``.`` in the coordinator's namespace are
-  percent-encoded). zenbrain treats a namespace as a hard boundary, so no operation in one
-  LangGraph namespace reads or changes another's items.
-* An item is one long-term memory (a semantic fact by default). Its searchable text is
-  the text at the indexed fields of the value (all string fields by default); the key, the
-  value and the timestamps travel in the memory's metadata.
-* ``put`` on an existing key stores the new memory, then forgets the old one; a ``None``
-  value forgets it. ``search`` with a ``query`` is zenbrain's ``recall`` (lexical, or
-  hybrid with an embedder) in every namespace under the prefix, merged by score, matches
-  only; without a query it lists items, most recently updated first. ``filter`` matches
-  value fields like LangGraph's stores do (``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``,
-  ``$lte``).
+  ``<coordinator namespace>.<label>.<label>...`` (see :mod:`langchain_zenbrain.namespaces`).
+  zenbrain treats a namespace as a hard boundary, so no operation in one LangGraph namespace
+  reads or changes another's items.
+* An item is one long-term memory (a semantic fact by default). Its searchable text is the
+  text at the indexed fields of the value (all strings by default); the key, the value and
+  the timestamps travel in the memory's metadata, marked as a LangGraph item so memories
+  stored there by other means are never taken for items.
+* ``put`` is ``replace`` on the item's key: one write transaction, so concurrent puts of
+  one key leave exactly one item. ``get`` and ``delete`` find the item by metadata.
+* ``search`` lists the namespaces under the prefix in SQL, reads their items (string
+  equality filters are applied in SQL too), applies the whole ``filter`` and, with a
+  ``query``, ranks every item by zenbrain's recall score: items that match nothing score 0
+  and come after the matches, items put with ``index=False`` come last without a score.
+  Without a query, items come most recently updated first (as in LangGraph's
+  ``PostgresStore``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable, Iterator, Mapping
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any, Literal
+from datetime import datetime
+from typing import Any, Literal, TypeGuard
 
+from langchain_core.embeddings import Embeddings
 from langgraph.store.base import (
     BaseStore,
     GetOp,
+    IndexConfig,
     InvalidNamespaceError,
     Item,
     ListNamespacesOp,
@@ -40,52 +45,75 @@ from langgraph.store.base import (
     SearchItem,
     SearchOp,
 )
-from langgraph.store.base.embed import get_text_at_path
-from sqlalchemy import select
+from langgraph.store.base.embed import ensure_embeddings, get_text_at_path
 
+from langchain_zenbrain import namespaces
+from langchain_zenbrain.embeddings import LangChainEmbeddings
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
-from zenbrain.storage.schema import memories
 from zenbrain.types import RecallResult
 
 __all__ = ["ZenBrainStore"]
 
 # Keys of the zenbrain memory metadata that carry the LangGraph item.
+ITEM_FIELD = "langgraph_item"
 KEY_FIELD = "langgraph_key"
 VALUE_FIELD = "langgraph_value"
 CREATED_FIELD = "langgraph_created_at"
 UPDATED_FIELD = "langgraph_updated_at"
 INDEXED_FIELD = "langgraph_indexed"
+# Top-level string fields of the value are also kept as ``langgraph_field:<name>``, so an
+# equality filter on them narrows the items in SQL, before ranking (long texts are left out).
+FIELD_PREFIX = "langgraph_field:"
+_MAX_FILTERABLE_CHARS = 200
 
-_SEPARATOR = "."
-_MAX_NAMESPACE_CHARS = 200
 _MAX_RECALL = 1000
-# Any score above 0: a query search returns matches only, not zenbrain's score-0 fill-ins
-# (recent memories offered when a layer has no match at all).
+# Any score above 0: recall returns matches only; the store ranks the rest at 0 itself.
 _MATCHES_ONLY = 1e-9
+_OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
 _ItemLayer = Literal["semantic", "episodic"]
 
 
 @dataclass(frozen=True, slots=True)
 class _Stored:
-    """One item as found in the database: the memory's id and layer plus the item."""
+    """One item as found in zenbrain: the memory behind it and the item."""
 
-    memory_id: str
-    layer: str
+    memory: RecallResult
     item: Item
+
+    @property
+    def indexed(self) -> bool:
+        return bool(self.memory.metadata.get(INDEXED_FIELD, True))
 
 
 class ZenBrainStore(BaseStore):
     """LangGraph ``BaseStore`` over a :class:`zenbrain.MemoryCoordinator`.
 
-    Use it wherever LangGraph takes a store: ``create_react_agent(model, tools,
+    Use it wherever LangGraph takes a store: ``create_agent(model, tools,
     store=ZenBrainStore(coordinator))``, ``graph.compile(store=...)`` or LangMem's memory
     tools. ``layer`` is the zenbrain layer items are stored in (``"semantic"`` facts by
-    default, or ``"episodic"``); ``index_fields`` are the value fields whose text is
-    searchable when a ``put`` names none (default: every string in the value).
+    default, or ``"episodic"``).
+
+    ``index`` takes LangGraph's index configuration, as ``InMemoryStore`` and
+    ``PostgresStore`` do: ``fields`` are the value fields whose text is searchable when a
+    ``put`` names none (default: every string in the value); ``embed`` (a LangChain
+    ``Embeddings``, a function from texts to vectors, or a ``"provider:model"`` string) with
+    ``dims`` makes search hybrid (lexical + embedding). zenbrain records one embedding model
+    per database, so with ``embed`` the coordinator must have no embedder of its own: the
+    store then opens the same database with that embedder (a file or PostgreSQL, not
+    ``:memory:``) and :meth:`close` releases it. ``index_fields`` is the older spelling of
+    ``index={"fields": ...}``.
     """
 
-    __slots__ = ("_coordinator", "_index_fields", "_layer", "_root", "_views")
+    __slots__ = (
+        "_coordinator",
+        "_index_fields",
+        "_layer",
+        "_memory",
+        "_owns_memory",
+        "_root",
+        "_views",
+    )
 
     def __init__(
         self,
@@ -93,6 +121,7 @@ class ZenBrainStore(BaseStore):
         *,
         layer: _ItemLayer = "semantic",
         index_fields: list[str] | None = None,
+        index: IndexConfig | None = None,
     ) -> None:
         if not isinstance(coordinator, MemoryCoordinator):
             raise InvalidInputError(
@@ -104,34 +133,51 @@ class ZenBrainStore(BaseStore):
                 f"ZenBrainStore keeps items as 'semantic' facts or 'episodic' memories, "
                 f"got layer {layer!r}."
             )
-        if index_fields is not None and (
-            isinstance(index_fields, str) or not all(isinstance(f, str) for f in index_fields)
-        ):
+        if index is not None and index_fields is not None:
             raise InvalidInputError(
-                f"index_fields must be a list of field paths, got {index_fields!r}."
+                "Give the indexed fields once: index={'fields': [...]} or index_fields=[...]."
             )
+        fields = _checked_fields(index_fields, "index_fields")
+        embeddings: LangChainEmbeddings | None = None
+        if index is not None:
+            fields, embeddings = _checked_index(index)
         self._coordinator = coordinator
         self._layer: str = layer
-        self._index_fields = list(index_fields) if index_fields is not None else None
-        self._root = coordinator.namespace.replace("%", "%25").replace(".", "%2E")
+        self._index_fields = fields
+        self._memory = coordinator
+        self._owns_memory = False
+        if embeddings is not None:
+            self._memory = _with_embedder(coordinator, embeddings)
+            self._owns_memory = True
+        self._root = namespaces.root_of(coordinator.namespace)
         self._views: dict[str, MemoryCoordinator] = {}
 
     @property
     def coordinator(self) -> MemoryCoordinator:
-        """The coordinator whose namespace is the root of every LangGraph namespace."""
-        return self._coordinator
+        """The coordinator whose namespace is the root of every LangGraph namespace (the one
+        opened with the index's embedder when ``index`` has ``embed``)."""
+        return self._memory
+
+    def close(self) -> None:
+        """Release the database connection the store opened for ``index={"embed": ...}``;
+        the coordinator it was given stays open."""
+        if self._owns_memory:
+            self._memory.close()
+
+    def __enter__(self) -> ZenBrainStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def zenbrain_namespace(self, namespace: tuple[str, ...]) -> str:
         """The zenbrain namespace holding the LangGraph namespace ``namespace``."""
         if not namespace:
             raise InvalidNamespaceError("A LangGraph namespace for items cannot be empty.")
-        name = _SEPARATOR.join((self._root, *namespace))
-        if len(name) > _MAX_NAMESPACE_CHARS:
-            raise InvalidNamespaceError(
-                f"The namespace {namespace} maps to the zenbrain namespace {name!r} of "
-                f"{len(name)} characters; zenbrain allows at most {_MAX_NAMESPACE_CHARS}."
-            )
-        return name
+        try:
+            return namespaces.under(self._root, namespace)
+        except InvalidInputError as exc:
+            raise InvalidNamespaceError(str(exc)) from exc
 
     def coordinator_for(self, namespace: tuple[str, ...]) -> MemoryCoordinator:
         """A coordinator on the zenbrain namespace of ``namespace`` (sharing the connection
@@ -139,26 +185,35 @@ class ZenBrainStore(BaseStore):
         name = self.zenbrain_namespace(namespace)
         view = self._views.get(name)
         if view is None:
-            view = self._views[name] = self._coordinator.for_namespace(name)
+            # Two threads may both open one; either serves (they share the pool and lock).
+            view = self._views.setdefault(name, self._memory.for_namespace(name))
         return view
 
     # ------------------------------------------------------------------ BaseStore
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        results: list[Result] = []
+        """Run ``ops`` as LangGraph's stores do: every read sees the store as it was before
+        the batch, then the puts are applied (the last put of a key wins). Every operation
+        is checked before any runs, so a rejected batch changes nothing."""
+        ops = list(ops)
         for op in ops:
-            _validate_labels(op)
+            _check_op(op)
+        results: list[Result] = []
+        puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        for op in ops:
             if isinstance(op, GetOp):
                 found = self._find(op.namespace, op.key)
-                results.append(found[0].item if found else None)
-            elif isinstance(op, PutOp):
-                self._put(op)
-                results.append(None)
+                results.append(found[-1].item if found else None)
             elif isinstance(op, SearchOp):
                 results.append(self._search(op))
             elif isinstance(op, ListNamespacesOp):
                 results.append(self._list_namespaces(op))
             else:
-                raise InvalidInputError(f"ZenBrainStore cannot run the operation {op!r}.")
+                assert isinstance(op, PutOp)
+                puts.pop((op.namespace, op.key), None)
+                puts[(op.namespace, op.key)] = op
+                results.append(None)
+        for put in puts.values():
+            self._put(put)
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -169,34 +224,37 @@ class ZenBrainStore(BaseStore):
     # ------------------------------------------------------------------ put / delete
     def _put(self, op: PutOp) -> None:
         view = self.coordinator_for(op.namespace)
+        if op.value is None:
+            for stored in self._find(op.namespace, op.key):
+                view.forget(stored.memory.id, stored.memory.layer)
+            return
+        value = dict(op.value)
+        now = self._memory.clock()
         previous = self._find(op.namespace, op.key)
-        if op.value is not None:
-            if op.namespace[0] == "langgraph":
-                # LangGraph reserves this root label for its own use.
-                raise InvalidNamespaceError(
-                    f'Root label for namespace cannot be "langgraph". Got: {op.namespace}'
-                )
-            value = dict(op.value)
-            _check_json(value)
-            now = datetime.now(UTC)
-            created = previous[0].item.created_at if previous else now
-            text = self._searchable_text(value, op.index)
-            metadata = {
-                KEY_FIELD: op.key,
-                VALUE_FIELD: value,
-                CREATED_FIELD: created.isoformat(),
-                UPDATED_FIELD: now.isoformat(),
-                INDEXED_FIELD: op.index is not False,
-            }
-            view.store(text, layer=self._layer, metadata=metadata, created_at=created)
-        for stored in previous:
-            view.forget(stored.memory_id, stored.layer)
+        created = previous[-1].item.created_at if previous else now
+        metadata: dict[str, Any] = {
+            VALUE_FIELD: value,
+            CREATED_FIELD: created.isoformat(),
+            UPDATED_FIELD: now.isoformat(),
+            INDEXED_FIELD: op.index is not False,
+        }
+        metadata.update(
+            (FIELD_PREFIX + name, field) for name, field in value.items() if _filterable(field)
+        )
+        # One transaction: every memory of this key goes, the new one comes.
+        view.replace(
+            {ITEM_FIELD: True, KEY_FIELD: op.key},
+            self._searchable_text(value, op.index),
+            layer=self._layer,
+            metadata=metadata,
+            created_at=created,
+        )
 
     def _searchable_text(
         self, value: dict[str, Any], index: Literal[False] | list[str] | None
     ) -> str:
         fields = self._index_fields if index is None else (index or None)
-        if fields is None:
+        if fields is None or "$" in fields:
             texts = list(_strings(value))
         else:
             texts = [text for field in fields for text in get_text_at_path(value, field)]
@@ -205,128 +263,203 @@ class ZenBrainStore(BaseStore):
         return text or json.dumps(value, ensure_ascii=False, sort_keys=True)
 
     # ------------------------------------------------------------------ lookups
-    def _rows(self, names: list[str] | None, prefix: str | None, key: str | None) -> list[_Stored]:
-        """Items in the zenbrain namespaces ``names`` or starting with ``prefix``."""
-        query = select(
-            memories.c.id, memories.c.namespace, memories.c.layer, memories.c.metadata
-        ).where(memories.c.metadata[KEY_FIELD].as_string().is_not(None))
-        if names is not None:
-            query = query.where(memories.c.namespace.in_(names))
-        if prefix is not None:
-            query = query.where(memories.c.namespace.startswith(prefix, autoescape=True))
-        if key is not None:
-            query = query.where(memories.c.metadata[KEY_FIELD].as_string() == key)
-        with self._coordinator.database.read() as conn:
-            # Newest first: should two puts of one key ever race, a get sees the later one.
-            rows = conn.execute(query.order_by(memories.c.pk.desc())).all()
-        stored = []
-        for row in rows:
-            namespace = self._langgraph_namespace(row.namespace)
-            if namespace is not None:
-                item = _item(namespace, dict(row.metadata))
-                stored.append(_Stored(row.id, row.layer, item))
-        return stored
+    def _items(
+        self, namespace: tuple[str, ...], match: Mapping[str, Any] | None = None
+    ) -> list[_Stored]:
+        """The items of one namespace whose metadata contains ``match``, oldest first."""
+        view = self.coordinator_for(namespace)
+        # Without a match, reading the namespace and keeping the items is cheaper than
+        # asking the database to match the item marker.
+        found = view.find({ITEM_FIELD: True, **match}) if match else view.find()
+        return [
+            _Stored(memory, _item(namespace, memory.metadata))
+            for memory in found
+            if memory.metadata.get(ITEM_FIELD) is True
+        ]
 
     def _find(self, namespace: tuple[str, ...], key: str) -> list[_Stored]:
-        return self._rows([self.zenbrain_namespace(namespace)], None, key)
+        return self._items(namespace, {KEY_FIELD: key})
 
-    def _langgraph_namespace(self, name: str) -> tuple[str, ...] | None:
-        head = self._root + _SEPARATOR
-        if not name.startswith(head):
-            return None
-        return tuple(name[len(head) :].split(_SEPARATOR))
-
-    def _in_prefix(self, prefix: tuple[str, ...]) -> tuple[list[str] | None, str]:
-        """The exact zenbrain namespace for ``prefix`` and the prefix of those below it."""
-        if not prefix:
-            return None, self._root + _SEPARATOR
-        name = self.zenbrain_namespace(prefix)
-        return [name], name + _SEPARATOR
+    def _namespaces_under(self, prefix: tuple[str, ...]) -> list[tuple[str, ...]]:
+        """The LangGraph namespaces at or below ``prefix`` that zenbrain holds anything in,
+        listed by the database (not by reading every namespace)."""
+        if prefix:
+            exact = self.zenbrain_namespace(prefix)
+            names = self._memory.namespaces(exact)
+            names = [n for n in names if n == exact or n.startswith(exact + namespaces.SEPARATOR)]
+        else:
+            names = self._memory.namespaces(self._root + namespaces.SEPARATOR)
+        found = (namespaces.labels_of(self._root, name) for name in names)
+        return [labels for labels in found if labels is not None]
 
     # ------------------------------------------------------------------ search
     def _search(self, op: SearchOp) -> list[SearchItem]:
-        if op.limit < 0 or op.offset < 0:
-            raise InvalidInputError(
-                f"search needs a non-negative limit and offset, got {op.limit} and {op.offset}."
+        in_sql = _sql_filter(op.filter)
+        query = op.query.strip() if op.query else ""
+        ranked: list[tuple[float | None, Item]] = []
+        for namespace in self._namespaces_under(op.namespace_prefix):
+            stored = [
+                s for s in self._items(namespace, in_sql) if _matches(s.item.value, op.filter)
+            ]
+            if not stored:
+                continue
+            scores = self._scores(namespace, query, in_sql, len(stored)) if query else {}
+            for entry in stored:
+                if not query:
+                    score = None
+                elif entry.indexed:
+                    score = scores.get(entry.memory.id, 0.0)
+                else:
+                    score = None  # put with index=False: listed after every ranked item
+                ranked.append((score, entry.item))
+        if query:
+            ranked.sort(
+                key=lambda pair: (pair[0] is not None, pair[0] or 0.0, pair[1].updated_at),
+                reverse=True,
             )
-        _check_filter(op.filter)
-        if op.query is not None and op.query.strip():
-            return self._recall(op)
-        exact, prefix = self._in_prefix(op.namespace_prefix)
-        stored = self._rows(None, prefix, None)
-        if exact is not None:
-            stored += self._rows(exact, None, None)
-        items = [s.item for s in stored if _matches(s.item.value, op.filter)]
-        items.sort(key=lambda item: item.updated_at, reverse=True)
-        return [_search_item(item, None) for item in items[op.offset : op.offset + op.limit]]
-
-    def _recall(self, op: SearchOp) -> list[SearchItem]:
-        assert op.query is not None
-        prefix = op.namespace_prefix
-        namespaces = [ns for ns in self._namespaces() if ns[: len(prefix)] == prefix]
-        wanted = op.offset + op.limit
-        # Filters are applied after ranking, so ask for more than the page when filtering.
-        pool = min(_MAX_RECALL, max(wanted * (4 if op.filter else 1), 1))
-        ranked: list[tuple[float, Item]] = []
-        for namespace in namespaces:
-            view = self.coordinator_for(namespace)
-            results = view.recall(
-                op.query, layers=[self._layer], limit=pool, min_score=_MATCHES_ONLY
-            )
-            for result in results:
-                item = _recalled_item(namespace, result)
-                if item is None or not result.metadata.get(INDEXED_FIELD, True):
-                    continue
-                if _matches(item.value, op.filter):
-                    ranked.append((result.score, item))
-        ranked.sort(key=lambda pair: pair[0], reverse=True)
+        else:
+            ranked.sort(key=lambda pair: (pair[1].updated_at, pair[1].created_at), reverse=True)
         page = ranked[op.offset : op.offset + op.limit]
         return [_search_item(item, score) for score, item in page]
 
-    # ------------------------------------------------------------------ namespaces
-    def _namespaces(self) -> list[tuple[str, ...]]:
-        """Every LangGraph namespace holding at least one item."""
-        query = (
-            select(memories.c.namespace)
-            .where(memories.c.metadata[KEY_FIELD].as_string().is_not(None))
-            .where(memories.c.namespace.startswith(self._root + _SEPARATOR, autoescape=True))
-            .distinct()
+    def _scores(
+        self, namespace: tuple[str, ...], query: str, in_sql: Mapping[str, Any], count: int
+    ) -> dict[str, float]:
+        """zenbrain's recall score of the items of ``namespace`` that match ``query``."""
+        results = self.coordinator_for(namespace).recall(
+            query,
+            layers=[self._layer],
+            limit=min(_MAX_RECALL, max(count, 1)),
+            min_score=_MATCHES_ONLY,
+            where={ITEM_FIELD: True, **in_sql},
         )
-        with self._coordinator.database.read() as conn:
-            names = [row.namespace for row in conn.execute(query)]
-        return sorted(ns for ns in map(self._langgraph_namespace, names) if ns is not None)
+        return {result.id: result.score for result in results}
 
+    # ------------------------------------------------------------------ namespaces
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        found = self._namespaces()
-        if op.match_conditions:
-            found = [
-                ns for ns in found if all(_condition_holds(c, ns) for c in op.match_conditions)
-            ]
+        # One query: the namespaces zenbrain holds anything in under the prefix (so a store
+        # namespace that other code wrote memories into is listed too, item or not).
+        conditions = list(op.match_conditions or ())
+        found = [
+            ns
+            for ns in self._namespaces_under(_literal_prefix(conditions))
+            if all(_condition_holds(c, ns) for c in conditions)
+        ]
         if op.max_depth is not None:
             found = list({ns[: op.max_depth] for ns in found})
         return sorted(found)[op.offset : op.offset + op.limit]
 
     def __repr__(self) -> str:
-        return f"ZenBrainStore({self._coordinator!r}, layer={self._layer!r})"
+        return f"ZenBrainStore({self._memory!r}, layer={self._layer!r})"
+
+
+# ---------------------------------------------------------------------- configuration
+def _checked_fields(fields: object, name: str) -> list[str] | None:
+    if fields is None:
+        return None
+    if isinstance(fields, str) or not isinstance(fields, Sequence):
+        raise InvalidInputError(f"{name} must be a list of field paths, got {fields!r}.")
+    if not all(isinstance(field, str) and field for field in fields):
+        raise InvalidInputError(f"{name} must be a list of field paths, got {fields!r}.")
+    return list(fields)
+
+
+def _checked_index(index: object) -> tuple[list[str] | None, LangChainEmbeddings | None]:
+    if not isinstance(index, Mapping):
+        raise InvalidInputError(f"index must be a LangGraph IndexConfig dict, got {index!r}.")
+    unknown = set(index) - {"dims", "embed", "fields", "ann_index_config", "distance_type"}
+    if unknown:
+        raise InvalidInputError(f"index has unknown key(s) {sorted(map(str, unknown))}.")
+    fields = _checked_fields(index.get("fields"), "index['fields']")
+    embed = index.get("embed")
+    if embed is None:
+        return fields, None
+    dims = index.get("dims")
+    if isinstance(dims, bool) or not isinstance(dims, int) or dims < 1:
+        raise InvalidInputError(
+            f"index['dims'] must be the embedding dimension (a positive integer), got {dims!r}."
+        )
+    embeddings = ensure_embeddings(embed)
+    return fields, LangChainEmbeddings(embeddings, model_id=_model_id(embed), dimension=dims)
+
+
+def _model_id(embed: object) -> str:
+    """A stable name for the embedding model, which zenbrain records in the database."""
+    if isinstance(embed, str):
+        return embed
+    if isinstance(embed, Embeddings):
+        kind = type(embed)
+        model = getattr(embed, "model", None) or getattr(embed, "model_name", None)
+        name = f"{kind.__module__}.{kind.__qualname__}"
+        return f"langchain:{name}:{model}" if isinstance(model, str) else f"langchain:{name}"
+    module = getattr(embed, "__module__", None) or "?"
+    qualname = getattr(embed, "__qualname__", None) or type(embed).__qualname__
+    return f"langgraph-embed:{module}.{qualname}"
+
+
+def _with_embedder(
+    coordinator: MemoryCoordinator, embedder: LangChainEmbeddings
+) -> MemoryCoordinator:
+    if coordinator.embedder is not None:
+        raise InvalidInputError(
+            "index['embed'] names an embedding model, but the coordinator already embeds with "
+            f"{coordinator.embedder.model_id!r}: zenbrain keeps one model per database. Leave "
+            "'embed' out of index, or open the coordinator without an embedder."
+        )
+    database = coordinator.database
+    location = str(database.path) if database.path is not None else database.url
+    if location == "sqlite://":
+        raise InvalidInputError(
+            "index['embed'] needs a database the store can open again (a file or PostgreSQL), "
+            "not ':memory:'; or open the coordinator with "
+            "embedder=LangChainEmbeddings(...) and leave 'embed' out of index."
+        )
+    return MemoryCoordinator(
+        location,
+        namespace=coordinator.namespace,
+        embedder=embedder,
+        summarizer=coordinator.summarizer,
+        contexts=coordinator.contexts,
+        stages=coordinator.stages,
+    )
 
 
 # ---------------------------------------------------------------------- helpers
-def _validate_labels(op: Op) -> None:
+def _check_op(op: Op) -> None:
+    """Raise ``InvalidNamespaceError`` or ``InvalidInputError`` for an operation that would
+    fail, before anything runs."""
     if isinstance(op, GetOp | PutOp):
         paths: list[tuple[str, ...]] = [op.namespace]
     elif isinstance(op, SearchOp):
         paths = [op.namespace_prefix]
+        if op.limit < 0 or op.offset < 0:
+            raise InvalidInputError(
+                f"search needs a non-negative limit and offset, got {op.limit} and {op.offset}."
+            )
+        _check_filter(op.filter)
     elif isinstance(op, ListNamespacesOp):
-        paths = [condition.path for condition in op.match_conditions or ()]
+        paths = [
+            tuple(label for label in c.path if label != "*") for c in op.match_conditions or ()
+        ]
     else:
-        return
+        raise InvalidInputError(f"ZenBrainStore cannot run the operation {op!r}.")
     for path in paths:
-        for label in path:
-            if not isinstance(label, str) or not label or _SEPARATOR in label or "\x00" in label:
+        try:
+            namespaces.check_labels(path)
+        except InvalidInputError as exc:
+            raise InvalidNamespaceError(str(exc)) from exc
+    if isinstance(op, PutOp):
+        if not op.namespace:
+            raise InvalidNamespaceError("A LangGraph namespace for items cannot be empty.")
+        if op.value is not None:
+            if op.namespace[0] == "langgraph":
+                # LangGraph reserves this root label for its own use.
                 raise InvalidNamespaceError(
-                    f"Invalid namespace label {label!r} in {path}: labels must be non-empty "
-                    "strings without periods or NUL bytes."
+                    f'Root label for namespace cannot be "langgraph". Got: {op.namespace}'
                 )
+            if not isinstance(op.value, Mapping):
+                raise InvalidInputError(f"A store value must be a dict, got {op.value!r}.")
+            _check_json(op.value)
 
 
 def _check_json(value: Mapping[str, Any]) -> None:
@@ -357,12 +490,6 @@ def _item(namespace: tuple[str, ...], metadata: Mapping[str, Any]) -> Item:
     )
 
 
-def _recalled_item(namespace: tuple[str, ...], result: RecallResult) -> Item | None:
-    if KEY_FIELD not in result.metadata:
-        return None  # stored into this namespace by other means: not a LangGraph item
-    return _item(namespace, result.metadata)
-
-
 def _search_item(item: Item, score: float | None) -> SearchItem:
     return SearchItem(
         namespace=item.namespace,
@@ -372,6 +499,20 @@ def _search_item(item: Item, score: float | None) -> SearchItem:
         updated_at=item.updated_at,
         score=score,
     )
+
+
+def _literal_prefix(conditions: Sequence[MatchCondition]) -> tuple[str, ...]:
+    """The labels every listed namespace must start with: the prefix condition up to its
+    first wildcard (the database lists namespaces by a plain prefix)."""
+    for condition in conditions:
+        if condition.match_type == "prefix":
+            labels = []
+            for label in condition.path:
+                if label == "*":
+                    break
+                labels.append(label)
+            return tuple(labels)
+    return ()
 
 
 def _condition_holds(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
@@ -387,6 +528,23 @@ def _condition_holds(condition: MatchCondition, namespace: tuple[str, ...]) -> b
     return all(wanted == "*" or label == wanted for label, wanted in pairs)
 
 
+def _sql_filter(conditions: Mapping[str, Any] | None) -> dict[str, str]:
+    """The part of a filter the database can apply: equality of top-level string fields
+    (kept in metadata by ``put``). The whole filter is applied to what it returns."""
+    pushed: dict[str, str] = {}
+    for name, wanted in (conditions or {}).items():
+        if isinstance(wanted, Mapping) and set(wanted) == {"$eq"}:
+            wanted = wanted["$eq"]
+        if _filterable(wanted):
+            pushed[FIELD_PREFIX + name] = wanted
+    return pushed
+
+
+def _filterable(value: object) -> TypeGuard[str]:
+    """A string short enough that ``put`` keeps a copy of it for filtering in SQL."""
+    return isinstance(value, str) and len(value) <= _MAX_FILTERABLE_CHARS
+
+
 def _matches(value: Mapping[str, Any], conditions: Mapping[str, Any] | None) -> bool:
     if not conditions:
         return True
@@ -400,10 +558,13 @@ def _value_matches(actual: Any, wanted: Any) -> bool:
         return isinstance(actual, Mapping) and all(
             _value_matches(actual.get(name), nested) for name, nested in wanted.items()
         )
+    if isinstance(wanted, list | tuple):
+        return (
+            isinstance(actual, list | tuple)
+            and len(actual) == len(wanted)
+            and all(_value_matches(a, w) for a, w in zip(actual, wanted, strict=True))
+        )
     return bool(actual == wanted)
-
-
-_OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
 
 
 def _check_filter(conditions: Any) -> None:
@@ -426,16 +587,15 @@ def _compare(actual: Any, operator: str, operand: Any) -> bool:
         return bool(actual == operand)
     if operator == "$ne":
         return bool(actual != operand)
-    if operator in ("$gt", "$gte", "$lt", "$lte"):
-        if isinstance(actual, bool) or not isinstance(actual, int | float):
-            return False
-        number, bound = float(actual), float(operand)
-        return {
-            "$gt": number > bound,
-            "$gte": number >= bound,
-            "$lt": number < bound,
-            "$lte": number <= bound,
-        }[operator]
-    raise InvalidInputError(
-        f"Unsupported filter operator {operator!r}; use $eq, $ne, $gt, $gte, $lt or $lte."
-    )
+    if isinstance(actual, bool) or not isinstance(actual, int | float) or math.isnan(actual):
+        return False
+    if isinstance(operand, bool) or not isinstance(operand, int | float):
+        raise InvalidInputError(f"{operator} needs a number, got {operand!r}.")
+    number, bound = float(actual), float(operand)
+    if operator == "$gt":
+        return number > bound
+    if operator == "$gte":
+        return number >= bound
+    if operator == "$lt":
+        return number < bound
+    return number <= bound

@@ -1,9 +1,11 @@
 """zenbrain's five memory tools as LangChain tools.
 
 The tools are generated from :data:`zenbrain.tools.TOOLS`, the one definition the MCP server
-and the OpenAI tools use too: same names, descriptions and JSON-schema arguments. Calls go
-through :func:`zenbrain.tools.dispatch`, which validates the arguments and answers bad input
-with an ``{"error": ...}`` object instead of raising, so a model can read and correct it.
+and the OpenAI tools use too: same names, descriptions and JSON-schema arguments (each
+tool's pydantic arguments model is its ``args_schema``). Calls go through
+:func:`zenbrain.tools.dispatch`; an error it answers (``{"error": ...}``) becomes a
+``ToolMessage`` with ``status="error"`` whose content is that JSON, so a model can read it
+and correct its call.
 """
 
 from __future__ import annotations
@@ -12,36 +14,76 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool, StructuredTool, ToolException
+from langchain_core.tools.base import ArgsSchema
+from pydantic import ValidationError
+from pydantic.v1 import ValidationError as ValidationErrorV1
 
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
 from zenbrain.tools import TOOLS, ToolDefinition, adispatch, dispatch
 
-__all__ = ["create_zenbrain_tools"]
+__all__ = ["ZenBrainTool", "create_zenbrain_tools"]
 
 
-def _as_tool(coordinator: MemoryCoordinator, definition: ToolDefinition) -> StructuredTool:
+class ZenBrainTool(StructuredTool):
+    """A zenbrain memory tool. Its ``args_schema`` is the tool's pydantic arguments model
+    (LangChain validates calls with it; ``get_input_schema()`` is specific); the schema a
+    chat model is shown is the published one, as on every other surface (OpenAI, MCP)."""
+
+    definition: ToolDefinition
+
+    @property
+    def tool_call_schema(self) -> ArgsSchema:
+        # LangChain would otherwise rebuild the model and show optional arguments as
+        # nullable; zenbrain publishes them as plain optional properties.
+        return {**self.definition.parameters, "description": self.description}
+
+
+def _as_tool(coordinator: MemoryCoordinator, definition: ToolDefinition) -> ZenBrainTool:
     name = definition.name
 
     def call(**arguments: Any) -> tuple[str, dict[str, Any]]:
-        result = dispatch(coordinator, name, arguments)
-        return json.dumps(result, ensure_ascii=False), result
+        return _answer(dispatch(coordinator, name, arguments))
 
     async def acall(**arguments: Any) -> tuple[str, dict[str, Any]]:
-        result = await adispatch(coordinator, name, arguments)
-        return json.dumps(result, ensure_ascii=False), result
+        return _answer(await adispatch(coordinator, name, arguments))
 
-    return StructuredTool(
+    return ZenBrainTool(
+        definition=definition,
         name=name,
         description=definition.description,
-        # A dict schema is passed to the model as is; dispatch does the validation.
-        args_schema=dict(definition.parameters),
+        # The pydantic model that generates the published schema: LangChain validates
+        # calls with it and get_input_schema() is specific to the tool.
+        args_schema=definition.arguments_model,
         func=call,
         coroutine=acall,
         # The model reads the JSON text; the dict rides along as the ToolMessage artifact.
         response_format="content_and_artifact",
         metadata={"title": definition.title, "annotations": dict(definition.annotations)},
+        # An error answer becomes a ToolMessage with status="error" whose content is the
+        # JSON error object, so the model can read it and correct its call.
+        handle_tool_error=True,
+        handle_validation_error=_validation_error,
+    )
+
+
+def _answer(result: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    text = json.dumps(result, ensure_ascii=False)
+    if "error" in result:
+        raise ToolException(text)
+    return text, result
+
+
+def _validation_error(error: ValidationError | ValidationErrorV1) -> str:
+    """Arguments LangChain's schema check refused, as the same JSON error object that
+    :func:`zenbrain.tools.dispatch` gives for bad arguments."""
+    problems = "; ".join(
+        f"{'.'.join(str(part) for part in problem['loc']) or 'arguments'}: {problem['msg']}"
+        for problem in error.errors()
+    )
+    return json.dumps(
+        {"error": {"type": "InvalidInputError", "message": problems}}, ensure_ascii=False
     )
 
 

@@ -1,15 +1,20 @@
 """Shared fixtures: a real zenbrain coordinator on a SQLite file in a temporary directory,
-and, where a test asks for ``any_backend``, once more on PostgreSQL with pgvector."""
+and, where a test asks for ``store_location`` (or ``memory``), once on a SQLite file and once
+on a fresh PostgreSQL database with pgvector."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from zenbrain import MemoryCoordinator
+from zenbrain.testing.postgres import fresh_database
 from zenbrain.testing.pytest_postgres import postgres_database_url, postgres_url  # noqa: F401
+
+REQUIRE_POSTGRES = os.environ.get("ZENBRAIN_REQUIRE_POSTGRES") == "1"
 
 
 @pytest.fixture
@@ -24,13 +29,24 @@ def coordinator(db_path: Path) -> Iterator[MemoryCoordinator]:
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def any_backend(request: pytest.FixtureRequest, db_path: Path) -> Iterator[MemoryCoordinator]:
-    """A coordinator on a SQLite file, then on a fresh PostgreSQL database (skipped when the
-    optional PostgreSQL packages are missing)."""
-    location = (
-        str(db_path)
-        if request.param == "sqlite"
-        else request.getfixturevalue("postgres_database_url")
-    )
-    with MemoryCoordinator(location) as memory:
-        yield memory
+def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh store: a SQLite file, or a new database on the test PostgreSQL server (skipped
+    when the optional PostgreSQL packages are missing, unless ZENBRAIN_REQUIRE_POSTGRES=1)."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "memory.db")
+        return
+    try:
+        server = request.getfixturevalue("postgres_url")
+    except pytest.skip.Exception:
+        if REQUIRE_POSTGRES:
+            pytest.fail("PostgreSQL is required here (ZENBRAIN_REQUIRE_POSTGRES=1) but unavailable")
+        raise
+    with fresh_database(server) as url:
+        yield url
+
+
+@pytest.fixture
+def memory(store_location: str) -> Iterator[MemoryCoordinator]:
+    """A coordinator on ``store_location``: every test using it runs on both back ends."""
+    with MemoryCoordinator(store_location) as coordinator:
+        yield coordinator

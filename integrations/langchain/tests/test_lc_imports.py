@@ -8,6 +8,7 @@ EXPECTED = {
     "LangChainEmbeddings",
     "LangChainSummarizer",
     "ZenBrainChatMessageHistory",
+    "ZenBrainMemoryMiddleware",
     "ZenBrainRetriever",
     "ZenBrainStore",
     "create_zenbrain_tools",

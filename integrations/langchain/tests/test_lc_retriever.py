@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,16 +22,27 @@ GARDEN_NOTES = [
     "Compost from the kitchen goes to the garden bin on Fridays.",
     "The garden gate squeaks and needs oil.",
 ]
+# Memories no garden query should bring back.
+UNRELATED_NOTES = [
+    "The printer on the second floor jams on thick paper.",
+    "Bob plays the bass guitar in a jazz trio.",
+    "The car is due for new winter tyres in November.",
+]
 
 
 class TestZenBrainRetrieverStandard(RetrieversIntegrationTests):
-    """LangChain's own retriever suite, run against a populated SQLite file."""
+    """LangChain's own retriever suite, on both back ends, over a store where the query
+    example matches only some memories (and no core block), so ``k`` is really tested."""
 
     @pytest.fixture(autouse=True)
-    def _memory(self, tmp_path: Path) -> Iterator[None]:
-        self._coordinator = MemoryCoordinator(tmp_path / "standard.db")
-        self._coordinator.store_many(GARDEN_NOTES)
+    def _memory(self, store_location: str) -> Iterator[None]:
+        self._coordinator = MemoryCoordinator(store_location)
+        self._coordinator.store_many([*GARDEN_NOTES, *UNRELATED_NOTES])
+        self._coordinator.set_core_block("persona", "The user works as a nurse in Kiel.")
         yield
+        retriever = ZenBrainRetriever(coordinator=self._coordinator, k=10)
+        found = [d.page_content for d in retriever.invoke(self.retriever_query_example)]
+        assert sorted(found) == sorted(GARDEN_NOTES)
         self._coordinator.close()
 
     @property
@@ -58,6 +68,45 @@ def filled(coordinator: MemoryCoordinator) -> MemoryCoordinator:
     )
     coordinator.set_core_block("persona", "The user is a hobby gardener in Kiel.")
     return coordinator
+
+
+TEA_NOTES = [
+    "Ada drinks green tea every morning.",
+    "Ada's favourite tea is sencha from Shizuoka.",
+    "Tea with Ada and the team is on Fridays.",
+]
+
+
+@pytest.fixture
+def tea(memory: MemoryCoordinator) -> MemoryCoordinator:
+    """Six memories, three about Ada's tea, and a core block about something else."""
+    memory.store_many([*TEA_NOTES, *UNRELATED_NOTES])
+    memory.set_core_block("persona", "The user is a hobby gardener.")
+    return memory
+
+
+def test_k_returns_k_related_documents(tea: MemoryCoordinator) -> None:
+    # An unrelated core block used to outrank the third tea memory ("always" core mode).
+    found = ZenBrainRetriever(coordinator=tea, k=3).invoke("What tea does Ada drink?")
+    assert sorted(d.page_content for d in found) == sorted(TEA_NOTES)
+
+
+def test_an_unrelated_query_returns_nothing(tea: MemoryCoordinator) -> None:
+    # Neither the core block nor zenbrain's score-0 fill-ins are documents.
+    retriever = ZenBrainRetriever(coordinator=tea, k=4)
+    assert retriever.invoke("weather forecast for tomorrow") == []
+    assert retriever.invoke("weather forecast for tomorrow", min_score=0.0) == []
+
+
+async def test_an_unrelated_query_returns_nothing_async(tea: MemoryCoordinator) -> None:
+    assert await ZenBrainRetriever(coordinator=tea).ainvoke("weather forecast") == []
+
+
+def test_core_blocks_come_back_when_they_match(tea: MemoryCoordinator) -> None:
+    found = ZenBrainRetriever(coordinator=tea, k=4).invoke("Is the user a gardener?")
+    assert [d.metadata["layer"] for d in found] == ["core"]
+    everything = ZenBrainRetriever(coordinator=tea, k=4, core="always").invoke("green tea")
+    assert "core" in {d.metadata["layer"] for d in everything}
 
 
 def test_documents_carry_id_and_metadata(filled: MemoryCoordinator) -> None:
@@ -86,7 +135,7 @@ def test_k_per_call_overrides_the_field(filled: MemoryCoordinator) -> None:
 
 
 def test_layers_min_score_and_core_mode(filled: MemoryCoordinator) -> None:
-    everything = ZenBrainRetriever(coordinator=filled, k=10).invoke("garden")
+    everything = ZenBrainRetriever(coordinator=filled, k=10, core="always").invoke("garden")
     assert "core" in {d.metadata["layer"] for d in everything}
 
     semantic_only = ZenBrainRetriever(coordinator=filled, k=10, layers="semantic")  # type: ignore[arg-type]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -12,7 +11,9 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langchain_tests.integration_tests import ToolsIntegrationTests
+from langchain_tests.unit_tests import ToolsUnitTests
 from langchain_zenbrain import create_zenbrain_tools
+from pydantic import BaseModel
 
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
@@ -96,16 +97,65 @@ def test_unknown_tool_names_are_rejected(coordinator: MemoryCoordinator) -> None
         create_zenbrain_tools(coordinator, names=["zenbrain_recall", "zenbrain_dream"])
 
 
-class _StandardToolSuite(ToolsIntegrationTests):
-    """LangChain's own tool suite for one generated tool, on a real SQLite file."""
+def test_an_error_is_a_tool_message_with_error_status(coordinator: MemoryCoordinator) -> None:
+    tools = _by_name(create_zenbrain_tools(coordinator))
+    call = AIMessage(
+        "",
+        tool_calls=[
+            {"name": "zenbrain_forget", "args": {"id": "nope", "layer": "dreams"}, "id": "c1"}
+        ],
+    ).tool_calls[0]
+    message = tools["zenbrain_forget"].invoke(call)
+    assert isinstance(message, ToolMessage)
+    assert message.status == "error"
+    assert message.tool_call_id == "c1"
+    assert "error" in json.loads(message.content)  # type: ignore[arg-type]
+
+
+async def test_an_error_is_a_tool_message_with_error_status_async(
+    coordinator: MemoryCoordinator,
+) -> None:
+    (recall,) = create_zenbrain_tools(coordinator, names=["zenbrain_recall"])
+    call = {"name": "zenbrain_recall", "args": {"query": " "}, "id": "c2", "type": "tool_call"}
+    message = await recall.ainvoke(call)
+    assert isinstance(message, ToolMessage)
+    assert message.status == "error"
+    assert json.loads(message.content)["error"]["type"] == "InvalidInputError"  # type: ignore[arg-type]
+
+
+def test_a_successful_call_has_success_status(coordinator: MemoryCoordinator) -> None:
+    (store,) = create_zenbrain_tools(coordinator, names=["zenbrain_store"])
+    call = {
+        "name": "zenbrain_store",
+        "args": {"content": "Ada likes tea"},
+        "id": "c3",
+        "type": "tool_call",
+    }
+    message = store.invoke(call)
+    assert isinstance(message, ToolMessage) and message.status == "success"
+
+
+def test_input_schemas_are_specific(coordinator: MemoryCoordinator) -> None:
+    tools = _by_name(create_zenbrain_tools(coordinator))
+    recall_schema = tools["zenbrain_recall"].get_input_schema()
+    health_schema = tools["zenbrain_health"].get_input_schema()
+    assert issubclass(recall_schema, BaseModel) and issubclass(health_schema, BaseModel)
+    assert set(recall_schema.model_json_schema()["properties"]) >= {"query", "limit", "layers"}
+    with pytest.raises(ValueError):
+        recall_schema.model_validate({"limit": 3})  # no query
+    assert health_schema.model_json_schema()["properties"] == {}
+
+
+class _ToolSuiteSetup:
+    """What LangChain's unit and integration tool suites need for one generated tool: the
+    tool on a real store (both back ends) and an example call that succeeds."""
 
     tool_name: ClassVar[str] = ""
-    example: ClassVar[dict[str, Any]] = {}
 
     @pytest.fixture(autouse=True)
-    def _memory(self, tmp_path: Path) -> Iterator[None]:
-        self._coordinator = MemoryCoordinator(tmp_path / "tools.db")
-        self._coordinator.store("Ada's locker code is 4711")
+    def _memory(self, store_location: str) -> Iterator[None]:
+        self._coordinator = MemoryCoordinator(store_location)
+        self._stored_id = self._coordinator.store("Ada's locker code is 4711", layer="semantic")
         yield
         self._coordinator.close()
 
@@ -115,19 +165,63 @@ class _StandardToolSuite(ToolsIntegrationTests):
 
     @property
     def tool_invoke_params_example(self) -> dict[str, Any]:
-        return self.example
+        examples: dict[str, dict[str, Any]] = {
+            "zenbrain_store": {"content": "Bob's bike is red", "type": "fact"},
+            "zenbrain_recall": {"query": "locker code", "limit": 3, "min_score": 0.1},
+            "zenbrain_forget": {"id": getattr(self, "_stored_id", "x"), "layer": "semantic"},
+            "zenbrain_consolidate": {},
+            "zenbrain_health": {},
+        }
+        return examples[self.tool_name]
 
 
-class TestStoreToolStandard(_StandardToolSuite):
+class TestStoreToolUnit(_ToolSuiteSetup, ToolsUnitTests):
     tool_name: ClassVar[str] = "zenbrain_store"
-    example: ClassVar[dict[str, Any]] = {"content": "Bob's bike is red", "type": "fact"}
 
 
-class TestRecallToolStandard(_StandardToolSuite):
+class TestStoreToolIntegration(_ToolSuiteSetup, ToolsIntegrationTests):
+    tool_name: ClassVar[str] = "zenbrain_store"
+
+
+class TestRecallToolUnit(_ToolSuiteSetup, ToolsUnitTests):
     tool_name: ClassVar[str] = "zenbrain_recall"
-    example: ClassVar[dict[str, Any]] = {"query": "locker code", "limit": 3, "min_score": 0.1}
 
 
-class TestHealthToolStandard(_StandardToolSuite):
+class TestRecallToolIntegration(_ToolSuiteSetup, ToolsIntegrationTests):
+    tool_name: ClassVar[str] = "zenbrain_recall"
+
+
+class TestForgetToolUnit(_ToolSuiteSetup, ToolsUnitTests):
+    tool_name: ClassVar[str] = "zenbrain_forget"
+
+
+class TestForgetToolIntegration(_ToolSuiteSetup, ToolsIntegrationTests):
+    tool_name: ClassVar[str] = "zenbrain_forget"
+
+
+class TestConsolidateToolUnit(_ToolSuiteSetup, ToolsUnitTests):
+    tool_name: ClassVar[str] = "zenbrain_consolidate"
+
+
+class TestConsolidateToolIntegration(_ToolSuiteSetup, ToolsIntegrationTests):
+    tool_name: ClassVar[str] = "zenbrain_consolidate"
+
+
+class TestHealthToolUnit(_ToolSuiteSetup, ToolsUnitTests):
     tool_name: ClassVar[str] = "zenbrain_health"
-    example: ClassVar[dict[str, Any]] = {}
+
+
+class TestHealthToolIntegration(_ToolSuiteSetup, ToolsIntegrationTests):
+    tool_name: ClassVar[str] = "zenbrain_health"
+
+
+def test_every_tool_has_both_standard_suites() -> None:
+    suites = [cls for cls in _ToolSuiteSetup.__subclasses__() if cls.__name__.startswith("Test")]
+    tested = {
+        (cls.tool_name, suite)
+        for cls in suites
+        for suite in (ToolsUnitTests, ToolsIntegrationTests)
+        if issubclass(cls, suite)
+    }
+    expected = {(d.name, s) for d in TOOLS for s in (ToolsUnitTests, ToolsIntegrationTests)}
+    assert tested == expected

@@ -54,7 +54,15 @@ async def test_block_text_has_core_first_then_recalled(coordinator: MemoryCoordi
 async def test_flushed_messages_are_stored_and_recalled_inside_memory(
     coordinator: MemoryCoordinator,
 ) -> None:
-    block = ZenBrainMemoryBlock(coordinator=coordinator, k=3, min_score=0.1)
+    # Writing only what Memory flushes, every message of both speakers.
+    block = ZenBrainMemoryBlock(
+        coordinator=coordinator,
+        k=3,
+        min_score=0.1,
+        store_new_messages=False,
+        store_roles=["user", "assistant"],
+        only_worth_remembering=False,
+    )
     memory = Memory.from_defaults(
         session_id="chat-1",
         token_limit=80,
@@ -76,17 +84,17 @@ async def test_flushed_messages_are_stored_and_recalled_inside_memory(
 
     archived = await memory.sql_store.get_messages("chat-1", status=MessageStatus.ARCHIVED)
     assert len(archived) >= 2, "the token limit should have flushed messages"
-    assert coordinator.health().semantic["count"] == len(archived)
-    for message in archived:
-        (found,) = coordinator.recall(message.content or "", layers=["semantic"], limit=1)
-        assert found.content == message.content
+    stored = coordinator.find()
+    assert [r.content for r in stored] == [m.content for m in archived]
+    for found, message in zip(stored, archived, strict=True):
+        assert found.layer == ("semantic" if message.role == MessageRole.USER else "episodic")
         assert found.metadata["role"] == message.role.value
         assert found.metadata["session_id"] == "chat-1"
 
     messages = await memory.aget()
     system = _system_text(messages)
     assert "<zenbrain>" in system
-    assert "- (semantic) My bicycle is a green Gazelle with a basket." in system
+    assert "- (semantic) user: My bicycle is a green Gazelle with a basket." in system
     # The flushed messages left the chat history; the latest turn is still there.
     chat = [m for m in messages if m.role != MessageRole.SYSTEM]
     assert chat[-1].content == "What colour was my bicycle again?"

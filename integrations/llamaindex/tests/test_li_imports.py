@@ -14,7 +14,10 @@ def test_all_names_the_public_api() -> None:
     assert set(package.__all__) == {
         "LlamaIndexEmbedding",
         "LlamaIndexSummarizer",
+        "ZenBrainChatStore",
         "ZenBrainMemoryBlock",
+        "zenbrain_tool",
+        "zenbrain_tools",
     }
     for name in package.__all__:
         assert getattr(package, name) is not None

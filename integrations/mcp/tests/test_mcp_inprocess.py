@@ -7,11 +7,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import mcp.types as types
 import pytest
 from mcp import Client
-from mcp.server.mcpserver import MCPServer
+from mcp.server import Server
 from mcp.types import TextContent
-from zenbrain_mcp import create_server, mcp_tools
+from zenbrain_mcp import call_tool, create_server, list_tools
 
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
@@ -149,17 +150,106 @@ def test_create_server_refuses_a_coordinator_together_with_db(memory: MemoryCoor
         create_server(memory, db="elsewhere.db")
 
 
-async def test_the_tools_mount_on_another_server(memory: MemoryCoordinator) -> None:
-    host: MCPServer[Any] = MCPServer("host", tools=mcp_tools(memory))
+async def test_the_tools_serve_from_a_low_level_server_of_your_own(
+    memory: MemoryCoordinator,
+) -> None:
+    async def on_list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
+        echo = types.Tool(name="echo", input_schema={"type": "object"})
+        return types.ListToolsResult(tools=[*list_tools(), echo])
 
-    @host.tool()
-    def echo(text: str) -> str:
-        """Say it back."""
-        return text
+    async def on_call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name == "echo":
+            return types.CallToolResult(content=[types.TextContent(type="text", text="echo")])
+        return await call_tool(memory, params.name, params.arguments)
 
+    host: Server[Any] = Server("host", on_list_tools=on_list_tools, on_call_tool=on_call_tool)
     async with Client(host) as client:
         names = {tool.name for tool in (await client.list_tools()).tools}
         stored = await client.call_tool("zenbrain_store", {"content": "Mounted elsewhere"})
     assert names == {"echo", *(definition.name for definition in TOOLS)}
     assert stored.structured_content is not None
     assert stored.structured_content["id"] == memory.recall("mounted", min_score=0.01)[0].id
+
+
+async def test_an_argument_named_ctx_is_refused_like_any_unknown_argument(
+    memory: MemoryCoordinator,
+) -> None:
+    async with Client(create_server(memory)) as client:
+        refused = _error(await client.call_tool("zenbrain_recall", {"query": "x", "ctx": 1}))
+    assert "unknown argument(s) ctx" in refused["message"]
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "fragment"),
+    [
+        ("zenbrain_recall", {"query": "x", "limit": 10**400}, "an integer of 401 digits"),
+        ("zenbrain_store", {"content": "x", "confidence": 10**400}, "between 0 and 1"),
+        ("zenbrain_store", {"content": "cut emoji \ud83d"}, "lone surrogate"),
+        ("zenbrain_store", {"content": "x", "steps": ["a", "\udc00"]}, "lone surrogate"),
+        ("zenbrain_store", {"content": 5}, "must be a string"),
+        ("zenbrain_dream", {}, "no tool named"),
+    ],
+)
+async def test_hostile_values_get_the_documented_error_result(
+    memory: MemoryCoordinator, name: str, arguments: dict[str, Any], fragment: str
+) -> None:
+    async with Client(create_server(memory)) as client:
+        error = _error(await client.call_tool(name, arguments))
+    assert fragment in error["message"]
+    assert memory.health().semantic["count"] == 0
+
+
+async def test_the_original_servers_argument_names_are_accepted(
+    memory: MemoryCoordinator,
+) -> None:
+    async with Client(create_server(memory)) as client:
+        stored = await client.call_tool(
+            "zenbrain_store", {"content": "The storm wrecked our tent", "emotionalWeight": 0.9}
+        )
+        await client.call_tool("zenbrain_store", {"content": "Tea is brewed at 80 degrees"})
+        matched = await client.call_tool(
+            "zenbrain_recall", {"query": "storm tent", "minScore": 0.01, "minConfidence": 0}
+        )
+        both = _error(
+            await client.call_tool(
+                "zenbrain_recall", {"query": "storm", "minScore": 0.1, "min_score": 0.2}
+            )
+        )
+    assert stored.structured_content is not None
+    assert stored.structured_content["layer"] == "episodic"
+    assert matched.structured_content is not None
+    assert [r["content"] for r in matched.structured_content["results"]] == [
+        "The storm wrecked our tent"
+    ]
+    assert "minScore" in both["message"] and "min_score" in both["message"]
+
+
+async def test_a_namespace_keeps_each_servers_memories_apart(tmp_path: Path) -> None:
+    db = str(tmp_path / "shared.db")
+    async with Client(create_server(db=db, namespace="ada")) as client:
+        await client.call_tool("zenbrain_store", {"content": "Ada prefers window seats"})
+    async with Client(create_server(db=db, namespace="bob")) as client:
+        bob = await client.call_tool("zenbrain_recall", {"query": "window seats"})
+    async with Client(create_server(db=db, namespace="ada")) as client:
+        ada = await client.call_tool("zenbrain_recall", {"query": "window seats"})
+    assert bob.structured_content is not None and bob.structured_content["count"] == 0
+    assert ada.structured_content is not None
+    assert [r["content"] for r in ada.structured_content["results"]] == ["Ada prefers window seats"]
+
+
+async def test_a_passed_coordinator_can_be_served_in_another_namespace(
+    memory: MemoryCoordinator,
+) -> None:
+    async with Client(create_server(memory, namespace="team")) as client:
+        await client.call_tool("zenbrain_store", {"content": "The team retro is on Fridays"})
+    assert memory.recall("retro fridays", min_score=0.01) == []
+    team = memory.for_namespace("team").recall("retro fridays", min_score=0.01)
+    assert [r.content for r in team] == ["The team retro is on Fridays"]
+
+
+async def test_an_embedder_named_by_spec_is_used(tmp_path: Path) -> None:
+    db = tmp_path / "embedded.db"
+    async with Client(create_server(db=str(db), embedder="hashing:64")) as client:
+        await client.call_tool("zenbrain_store", {"content": "Embedded note"})
+    with MemoryCoordinator(db) as reopened:
+        assert reopened.database.get_meta("embedding_dimension") == "64"

@@ -160,4 +160,126 @@ def test_an_unwritable_database_stops_with_a_message_naming_path_and_fix(
     assert done.returncode == 1
     assert done.stdout == ""
     assert failing_path in done.stderr
-    assert "Set ZENBRAIN_DB to an absolute path or a path starting with ~/" in done.stderr
+    assert "Set ZENBRAIN_DB (or pass db=/--db) to an absolute path" in done.stderr
+
+
+@pytest.mark.parametrize("flag", ["--help", "--version"])
+def test_help_and_version_print_and_exit_without_creating_a_database(
+    tmp_path: Path, flag: str
+) -> None:
+    env = {key: value for key, value in os.environ.items() if key != "ZENBRAIN_DB"}
+    done = subprocess.run(
+        [str(CONSOLE_SCRIPT), flag],
+        input="",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0
+    if flag == "--help":
+        for option in ("--db", "--namespace", "--embedder", "--version", "ZENBRAIN_EMBEDDER"):
+            assert option in done.stdout
+    else:
+        assert done.stdout.startswith("zenbrain-mcp ")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--embedder", "word2vec"], "unknown embedder 'word2vec'"),
+        (["--namespace", ""], "namespace must be a non-empty string"),
+    ],
+)
+def test_a_bad_flag_stops_before_the_handshake(
+    tmp_path: Path, flags: list[str], message: str
+) -> None:
+    done = subprocess.run(
+        [PYTHON, "-m", "zenbrain_mcp", "--db", str(tmp_path / "x.db"), *flags],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert message in done.stderr
+    assert not (tmp_path / "x.db").exists()
+
+
+@pytest.mark.slow
+async def test_flags_choose_the_store_namespace_and_embedder(tmp_path: Path) -> None:
+    db = str(tmp_path / "flags.db")
+
+    def server(namespace: str) -> StdioServerParameters:
+        return StdioServerParameters(
+            command=str(CONSOLE_SCRIPT),
+            args=["--db", db, "--namespace", namespace],
+            env={"ZENBRAIN_EMBEDDER": "hashing:32"},
+            cwd=tmp_path,
+        )
+
+    async with Client(server("ada")) as client:
+        await client.call_tool("zenbrain_store", {"content": "Ada keeps bees"})
+    async with Client(server("bob")) as client:
+        bob = await client.call_tool("zenbrain_recall", {"query": "bees", "min_score": 0.01})
+    async with Client(server("ada")) as client:
+        ada = await client.call_tool("zenbrain_recall", {"query": "bees", "min_score": 0.01})
+    assert bob.structured_content is not None and bob.structured_content["count"] == 0
+    assert ada.structured_content is not None
+    assert [r["content"] for r in ada.structured_content["results"]] == ["Ada keeps bees"]
+    assert [p.name for p in tmp_path.iterdir() if p.suffix == ".db"] == ["flags.db"]
+    from zenbrain import MemoryCoordinator
+
+    with MemoryCoordinator(db) as reopened:
+        assert reopened.database.get_meta("embedding_dimension") == "32"
+
+
+@pytest.mark.slow
+def test_a_lone_surrogate_or_a_huge_integer_over_stdio_gets_an_error_result(
+    tmp_path: Path,
+) -> None:
+    # What a JavaScript client sends for a string cut in the middle of an emoji, and an
+    # integer no model should produce; raw lines, since the SDK's client cannot send them.
+    process = subprocess.Popen(
+        [PYTHON, "-m", "zenbrain_mcp", "--db", str(tmp_path / "hostile.db")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    watchdog = threading.Timer(60, process.kill)
+    watchdog.start()
+    seen: list[str] = []
+    try:
+        initialize = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw-test", "version": "0"},
+            },
+        }
+        _send(process, initialize)
+        _reply(process, 1, seen)
+        _send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        surrogate = {"name": "zenbrain_store", "arguments": {"content": "cut \ud83d"}}
+        _send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": surrogate})
+        huge = {"name": "zenbrain_recall", "arguments": {"query": "x", "limit": 10**400}}
+        _send(process, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": huge})
+        emoji = {"name": "zenbrain_store", "arguments": {"content": "party \U0001f389"}}
+        _send(process, {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": emoji})
+        replies = [_reply(process, request_id, seen)["result"] for request_id in (2, 3)]
+        stored = _reply(process, 4, seen)["result"]
+    finally:
+        watchdog.cancel()
+        process.kill()
+        process.wait()
+    surrogate_error, huge_error = (json.loads(r["content"][0]["text"])["error"] for r in replies)
+    assert replies[0]["isError"] is True and "lone surrogate" in surrogate_error["message"]
+    assert replies[1]["isError"] is True and "401 digits" in huge_error["message"]
+    # A proper surrogate pair (escaped the same way by json.dumps) is ordinary text.
+    assert stored["structuredContent"]["layer"] == "semantic"

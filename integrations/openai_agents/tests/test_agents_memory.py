@@ -235,14 +235,14 @@ async def test_the_history_is_not_cut_at_the_short_term_window(
 
 
 async def test_user_turns_flow_into_long_term_memory(memory: MemoryCoordinator) -> None:
-    session = ZenBrainSession("prefs", memory, context="personal")
+    session = ZenBrainSession("prefs", memory)
     model = ScriptedModel([[assistant_message("Noted!")]])
     agent = Agent(name="Assistant", model=model)
     await Runner.run(agent, "My favourite tea is smoky lapsang souchong.", session=session)
 
     found = memory.recall("lapsang souchong tea", min_score=0.01)
     assert [result.content for result in found] == ["My favourite tea is smoky lapsang souchong."]
-    assert found[0].metadata.get("session_id") == "prefs"
+    assert found[0].metadata.get("role") == "user"
     # Only the user's words: the assistant's reply is history, not a memory.
     assert memory.recall("Noted", min_score=0.01) == []
 

@@ -8,10 +8,11 @@
 
 from .instructions import DEFAULT_CORE_HEADER, core_memory_instructions, render_instructions
 from .session import ZenBrainSession, item_role, item_text
-from .tools import memory_tool, memory_tools
+from .tools import NamespaceSource, memory_tool, memory_tools
 
 __all__ = [
     "DEFAULT_CORE_HEADER",
+    "NamespaceSource",
     "ZenBrainSession",
     "core_memory_instructions",
     "item_role",

@@ -2,21 +2,25 @@
 
 Every item of a run (user and assistant messages, tool calls, tool outputs, reasoning) is
 added to the coordinator's short-term layer as one interaction: its role, its text, and
-the item itself, verbatim, in ``metadata["item"]``. The short-term layer keeps a session's
+the item itself, as JSON text, in ``metadata["item"]``. The short-term layer keeps a session's
 whole transcript in the store (its window of 50 is only what ``conversation()`` shows by
 default), so ``get_items`` hands back exactly what ``add_items`` got, in order, however
 long the conversation, and a new process on the same database sees it again.
 
-The text of each user turn is also stored in long-term memory with ``store``, where routing
-files it as a fact, episode, procedure or core block and ``recall`` finds it from any later
-session. ``pop_item`` and ``clear_session`` edit the history only: what a user said stays
-remembered until it is forgotten with ``forget`` (or the ``zenbrain_forget`` tool).
+User turns that state something (:func:`zenbrain.layers.short_term.worth_remembering`) are
+also stored in long-term memory, in the same transaction as the history, where routing
+files them as facts, episodes, procedures or core blocks and ``recall`` finds them from any
+later session; questions are not, so a user's question never comes back as a "fact" in
+the turn that asked it. ``pop_item`` and ``clear_session`` edit the history only: what a
+user said stays remembered until it is forgotten with ``forget`` (or the
+``zenbrain_forget`` tool).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
+import logging
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +35,9 @@ if TYPE_CHECKING:
 
 __all__ = ["ZenBrainSession", "item_role", "item_text"]
 
+logger = logging.getLogger("zenbrain_openai_agents")
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # conversation() shows the window of 50 unless asked for more; this asks for everything.
 _WHOLE_TRANSCRIPT = 10**9
 
@@ -69,19 +76,35 @@ def item_text(item: Mapping[str, Any]) -> str:
 
 def _as_item(interaction: Interaction) -> dict[str, Any]:
     item = interaction.metadata.get("item")
+    if isinstance(item, str):
+        try:
+            item = json.loads(item)
+        except ValueError:
+            item = None
     if isinstance(item, dict):
         return item
     # Added to this session by other code (add_interaction without an item): a plain message.
     return {"role": interaction.role, "content": interaction.content}
 
 
+def _as_turn(item: Mapping[str, Any]) -> dict[str, Any]:
+    # The item is kept as ASCII JSON text, the way SQLiteSession keeps it, so get_items
+    # returns an equal item, whatever it holds (even half of a surrogate pair).
+    text = json.dumps(item, default=str)
+    plain = json.loads(text)
+    readable = _LONE_SURROGATE.sub("\ufffd", item_text(plain))
+    return {"role": item_role(plain), "content": readable, "metadata": {"item": text}}
+
+
 class ZenBrainSession:
     """An Agents SDK session whose history and long-term memory live in zenbrain.
 
     ``Runner.run(agent, "...", session=ZenBrainSession("user-42", memory))``: the history is
-    the short-term session ``"user-42"`` of ``memory``'s namespace. ``remember_user_turns``
-    (default on) stores each user turn in long-term memory, with ``context`` (e.g.
-    ``"work"``) passed to ``store``.
+    the short-term session ``"user-42"`` of ``memory``'s namespace. With
+    ``remember_user_turns`` (default on), the user turns that state something (see
+    :func:`zenbrain.layers.short_term.worth_remembering`: not questions, greetings or
+    one-off commands) are stored in long-term memory in the same transaction as the
+    history.
     """
 
     def __init__(
@@ -90,7 +113,6 @@ class ZenBrainSession:
         coordinator: MemoryCoordinator,
         *,
         remember_user_turns: bool = True,
-        context: str | None = None,
         session_settings: SessionSettings | None = None,
     ) -> None:
         if not isinstance(session_id, str) or not session_id.strip() or len(session_id) > 200:
@@ -101,64 +123,50 @@ class ZenBrainSession:
         self.session_id = session_id
         self.coordinator = coordinator
         self.remember_user_turns = remember_user_turns
-        self.context = context
         self.session_settings = session_settings
-        # A view of the same store with its own "current session", so this session's
-        # history never lands in another session that the caller's coordinator switched to.
-        self._history = coordinator.for_namespace(coordinator.namespace)
-        self._history_ready = False
-        self._lock = asyncio.Lock()
-
-    async def _ready(self) -> MemoryCoordinator:
-        if not self._history_ready:
-            await self._history.astart_session(self.session_id)
-            self._history_ready = True
-        return self._history
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
-        """The history, oldest first; with ``limit``, only the latest ``limit`` items."""
+        """The history, oldest first; with ``limit``, only the latest ``limit`` items (as
+        ``SQLiteSession``: 0 gives none, a negative limit everything)."""
         limit = resolve_session_limit(limit, self.session_settings)
-        if limit is not None and limit <= 0:
+        if limit == 0:
             return []
-        async with self._lock:
-            history = await self._ready()
-            interactions = await history.aconversation(
-                _WHOLE_TRANSCRIPT if limit is None else limit
-            )
+        count = _WHOLE_TRANSCRIPT if limit is None or limit < 0 else limit
+        interactions = await self.coordinator.aconversation(count, session_id=self.session_id)
         return [_as_item(interaction) for interaction in interactions]  # type: ignore[misc]
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
-        """Append ``items`` to the history, in order, and store user turns in long-term
-        memory."""
+        """Append ``items`` to the history, in order, in one transaction that also stores
+        the user turns worth remembering in long-term memory.
+
+        Should zenbrain refuse to remember a turn, the items are still added, without the
+        long-term side effect, and a warning is logged: a memory never costs the
+        conversation its history, and nothing is half written. An item over 1,000,000
+        characters as JSON is refused as a whole (:class:`InvalidInputError`, nothing of the
+        call written).
+        """
         if not items:
             return
-        plain: list[dict[str, Any]] = [dict(item) for item in items]
-        async with self._lock:
-            history = await self._ready()
-            for item in plain:
-                await history.aadd_interaction(item_role(item), item_text(item), {"item": item})
-            if self.remember_user_turns:
-                await self._remember_user_turns(plain)
-
-    async def _remember_user_turns(self, items: list[dict[str, Any]]) -> None:
-        for item in items:
-            text = item_text(item).strip()
-            if item.get("role") == "user" and text:
-                await self.coordinator.astore(
-                    text,
-                    context=self.context,
-                    source=f"openai-agents session {self.session_id}",
-                    metadata={"session_id": self.session_id},
+        turns = [_as_turn(item) for item in items]
+        if self.remember_user_turns:
+            try:
+                await self.coordinator.aadd_interactions(
+                    turns, session_id=self.session_id, remember=True
                 )
+                return
+            except InvalidInputError as exc:
+                logger.warning(
+                    "zenbrain: session %s: items kept without long-term memory: %s",
+                    self.session_id,
+                    exc,
+                )
+        await self.coordinator.aadd_interactions(turns, session_id=self.session_id)
 
     async def pop_item(self) -> TResponseInputItem | None:
         """Remove and return the newest item, or ``None`` when the history is empty."""
-        async with self._lock:
-            history = await self._ready()
-            interaction = await history.apop_interaction()
+        interaction = await self.coordinator.apop_interaction(session_id=self.session_id)
         return None if interaction is None else _as_item(interaction)  # type: ignore[return-value]
 
     async def clear_session(self) -> None:
         """Drop this session's history (long-term memories stay)."""
-        async with self._lock:
-            await self._history.aclear_session(self.session_id)
+        await self.coordinator.aclear_session(self.session_id)

@@ -1,0 +1,1 @@
+"""zenbrain's benchmarks, run as ``python -m benchmarks.<name>`` from the repository root."""

@@ -1,0 +1,360 @@
+"""Moving memories in and out: export (JSONL, CSV), import (JSONL, CSV, plain lines), backup.
+
+An exported row holds :meth:`~zenbrain.MemoryCoordinator.store`'s own arguments (plus the
+``id``), so ``zenbrain export | zenbrain import -`` copies memories into another store or
+namespace. Imported memories get new ids.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+import click
+
+from zenbrain.cli._memories import LONG_TERM_LAYERS, parse_pairs
+from zenbrain.cli._options import EXIT_OK, global_options, open_memory, settings
+from zenbrain.cli._output import emit, progress
+from zenbrain.config import resolve_location
+from zenbrain.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from zenbrain.types import RecallResult
+
+__all__ = ["COMMANDS", "FIELDS", "export_row", "read_rows"]
+
+#: An exported row's columns: ``id`` and the arguments of ``store()``.
+FIELDS: tuple[str, ...] = (
+    "id",
+    "layer",
+    "content",
+    "context",
+    "emotional_weight",
+    "confidence",
+    "source",
+    "steps",
+    "tools",
+    "outcome",
+    "metadata",
+    "created_at",
+)
+_IGNORED_ON_IMPORT = frozenset({"id", "score"})
+_JSON_COLUMNS = frozenset({"steps", "tools", "metadata"})
+_NUMBER_COLUMNS = frozenset({"emotional_weight", "confidence"})
+# Keys the coordinator adds to a result's metadata from its own columns, per layer.
+_DERIVED = {
+    "procedural": ("steps", "tools", "outcome", "success_rate", "execution_count"),
+    "semantic": ("source",),
+    "core": ("label", "pinned"),
+}
+_PAGE = 500
+_FORMATS = ("jsonl", "csv", "lines")
+
+
+def export_row(result: RecallResult) -> dict[str, Any]:
+    """A stored memory as the ``store()`` arguments that recreate it (and its ``id``)."""
+    metadata = dict(result.metadata)
+    row: dict[str, Any] = {"id": result.id, "layer": result.layer}
+    derived = {key: metadata.pop(key, None) for key in _DERIVED.get(result.layer, ())}
+    content = result.content
+    if result.layer == "procedural":
+        # The result shows the procedure rendered with its steps and outcome; store the text.
+        outcome, steps = derived["outcome"], derived["steps"] or []
+        if outcome and content.endswith(f"\nOutcome: {outcome}"):
+            content = content[: -len(f"\nOutcome: {outcome}")]
+        steps_line = f"\nSteps: {' → '.join(steps)}"
+        if steps and content.endswith(steps_line):
+            content = content[: -len(steps_line)]
+    row.update(
+        content=content,
+        context=metadata.pop("context", None),
+        emotional_weight=result.emotional_weight,
+        confidence=None if result.layer == "procedural" else result.confidence,
+        source=derived.get("source"),
+        steps=derived.get("steps"),
+        tools=derived.get("tools"),
+        outcome=derived.get("outcome") or None,
+        metadata=metadata or None,
+        created_at=result.created_at.isoformat() if result.created_at else None,
+    )
+    if result.layer == "core":
+        row["label"] = derived["label"]
+    return row
+
+
+def _exported(memory: Any, layers: list[str] | None, where: dict[str, Any]) -> Iterator[Any]:
+    offset = 0
+    while True:
+        page = memory.find(where or None, layers=layers, limit=_PAGE, offset=offset)
+        yield from page
+        if len(page) < _PAGE:
+            return
+        offset += len(page)
+
+
+def _write_csv(rows: Iterable[dict[str, Any]], out: IO[str]) -> None:
+    writer = csv.DictWriter(out, fieldnames=[*FIELDS, "label"], lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(
+            {
+                key: json.dumps(value, ensure_ascii=False)
+                if key in _JSON_COLUMNS and value is not None
+                else value
+                for key, value in row.items()
+            }
+        )
+
+
+def _format_for(path: str, given: str | None) -> str:
+    if given is not None:
+        return given
+    suffix = Path(path).suffix.lower()
+    return {".csv": "csv", ".txt": "lines"}.get(suffix, "jsonl")
+
+
+def _store_args(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
+    unknown = set(raw) - set(FIELDS) - {"label"} - _IGNORED_ON_IMPORT
+    if unknown:
+        raise InvalidInputError(
+            f"{where}: unknown field(s) {sorted(unknown)}; a row may have {', '.join(FIELDS)}"
+        )
+    args = {k: v for k, v in raw.items() if k not in _IGNORED_ON_IMPORT and v is not None}
+    if "content" not in args:
+        raise InvalidInputError(f"{where}: a row needs a 'content' field")
+    return args
+
+
+def read_rows(stream: IO[str], fmt: str) -> list[dict[str, Any]]:
+    """The ``store()`` arguments of every row of ``stream`` in format ``fmt``.
+
+    ``jsonl``: one JSON object (or string) per line; ``csv``: a header row naming the
+    columns (``content`` at least), JSON in steps/tools/metadata; ``lines``: each non-blank
+    line is one memory's text. A bad row is an error naming its line; nothing is stored.
+    """
+    rows: list[dict[str, Any]] = []
+    if fmt == "lines":
+        return [{"content": line.strip()} for line in stream if line.strip()]
+    if fmt == "jsonl":
+        for number, line in enumerate(stream, start=1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except ValueError as exc:
+                raise InvalidInputError(f"line {number}: not JSON ({exc})") from exc
+            if isinstance(value, str):
+                value = {"content": value}
+            if not isinstance(value, dict):
+                raise InvalidInputError(
+                    f"line {number}: expected a JSON object or string, got {type(value).__name__}"
+                )
+            rows.append(_store_args(value, f"line {number}"))
+        return rows
+    reader = csv.DictReader(stream)
+    if reader.fieldnames is None or "content" not in reader.fieldnames:
+        raise InvalidInputError("a CSV import needs a header row with a 'content' column")
+    for number, record in enumerate(reader, start=2):
+        where = f"line {number}"
+        parsed: dict[str, Any] = {}
+        for key, cell in record.items():
+            if key is None:
+                raise InvalidInputError(f"{where}: more cells than header columns")
+            if cell is None or cell == "":
+                continue
+            try:
+                if key in _JSON_COLUMNS:
+                    parsed[key] = json.loads(cell)
+                elif key in _NUMBER_COLUMNS:
+                    parsed[key] = float(cell)
+                else:
+                    parsed[key] = cell
+            except ValueError as exc:
+                raise InvalidInputError(f"{where}: column {key!r}: {exc}") from exc
+        rows.append(_store_args(parsed, where))
+    return rows
+
+
+_FORMAT_OPTION = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(_FORMATS[:2]),
+    help="jsonl or csv. Default: from FILE's extension (.csv), else jsonl.",
+)
+
+
+@click.command(name="export")
+@click.argument("file", default="-", metavar="[FILE]")
+@_FORMAT_OPTION
+@click.option(
+    "--layer",
+    "layers",
+    multiple=True,
+    type=click.Choice(LONG_TERM_LAYERS),
+    help="Only this layer (repeatable). Default: all four.",
+)
+@click.option(
+    "--where",
+    "where",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Only memories whose metadata has KEY=VALUE (repeatable).",
+)
+@global_options
+def export(file: str, fmt: str | None, layers: tuple[str, ...], where: tuple[str, ...]) -> int:
+    """Write memories to FILE (JSONL or CSV).
+
+    This namespace's memories, oldest first, to FILE or (by default) standard output.
+    """
+    chosen = _format_for(file, fmt)
+    filters = parse_pairs(where, "--where")
+    target = Path(file)
+    if file != "-" and not target.parent.is_dir():
+        raise InvalidInputError(f"the folder {target.parent} does not exist")
+    with open_memory() as memory:
+        total = sum(
+            next(iter(counts.values()))
+            for layer, counts in memory.health().to_dict().items()
+            if layer in (layers or LONG_TERM_LAYERS)
+        )
+        out: IO[str] = (
+            sys.stdout if file == "-" else open(target, "w", encoding="utf-8", newline="")  # noqa: SIM115
+        )
+        written = 0
+        try:
+            with progress("exporting") as bar:
+
+                def rows() -> Iterator[dict[str, Any]]:
+                    nonlocal written
+                    for result in _exported(memory, list(layers) or None, filters):
+                        written += 1
+                        if written % _PAGE == 0:
+                            bar(written, max(total, written))
+                        yield export_row(result)
+
+                if chosen == "csv":
+                    _write_csv(rows(), out)
+                else:
+                    for row in rows():
+                        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                bar(written, written)
+        finally:
+            if out is not sys.stdout:
+                out.close()
+    if file != "-":
+        emit(
+            {"exported": written, "file": str(target), "format": chosen},
+            f"exported {written} memories to {target}",
+            as_json=settings().json,
+        )
+    return EXIT_OK
+
+
+@click.command(name="import")
+@click.argument("file", default="-", metavar="[FILE]")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(_FORMATS),
+    help="jsonl, csv, or lines (each non-blank line one memory). Default: from FILE's "
+    "extension (.csv, .txt), else jsonl.",
+)
+@global_options
+def import_(file: str, fmt: str | None) -> int:
+    """Store memories from FILE (JSONL, CSV, lines).
+
+    FILE defaults to standard input. Every row is checked first; the memories are stored
+    in one transaction (all or none), then core blocks are set under their labels.
+
+    Rows are objects with store()'s fields (content, layer, context, metadata, ...), as
+    `zenbrain export` writes them; imported memories get new ids. Creates the store if needed.
+    """
+    chosen = _format_for(file, fmt)
+    if file == "-":
+        stream: IO[str] = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", newline="")
+        rows = read_rows(stream, chosen)
+    else:
+        try:
+            with open(file, encoding="utf-8", newline="") as stream:
+                rows = read_rows(stream, chosen)
+        except OSError as exc:
+            raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from exc
+    core, others = [], []
+    for row in rows:
+        if row.get("layer") == "core" and "label" in row:
+            core.append(row)
+        else:
+            row.pop("label", None)
+            others.append(row)
+    with open_memory(write=True, embed=True) as memory:
+        with progress("importing") as bar:
+            ids = memory.store_many(others, progress=bar)
+        for row in core:  # a core block keeps its label (store() would derive a new one)
+            ids.append(memory.set_core_block(row["label"], row["content"]).id)
+    emit(
+        {"imported": len(ids), "ids": ids}, f"imported {len(ids)} memories", as_json=settings().json
+    )
+    return EXIT_OK
+
+
+@click.command()
+@click.argument("destination", metavar="FILE")
+@click.option("--force", is_flag=True, help="Overwrite FILE if it exists.")
+@global_options
+def backup(destination: str, force: bool) -> int:
+    """Copy the store to FILE.
+
+    A consistent SQLite backup, safe while other processes write to the store.
+    """
+    target = resolve_location(destination).path
+    if target is None:
+        raise InvalidInputError(f"back up to a file path, got {destination!r}")
+    if target.exists() and not force:
+        raise InvalidInputError(f"{target} exists already: pass --force to overwrite it")
+    if not target.parent.is_dir():
+        raise InvalidInputError(
+            f"the folder {target.parent} does not exist: create it first (mkdir -p {target.parent})"
+        )
+    with open_memory() as memory:
+        source = memory.database.path
+        if source is None:
+            raise InvalidInputError(
+                "only a SQLite file store can be backed up here: an in-memory store has "
+                "nothing to keep, and PostgreSQL has pg_dump"
+            )
+        if source == target:
+            raise InvalidInputError("the backup file is the store itself")
+        if hasattr(memory, "backup"):
+            memory.backup(target)
+        else:
+            _sqlite_backup(source, target)
+    size = target.stat().st_size
+    emit(
+        {"backup": str(target), "bytes": size},
+        f"backed up {source} to {target} ({size:,} bytes)",
+        as_json=settings().json,
+    )
+    return EXIT_OK
+
+
+def _sqlite_backup(source: Path, target: Path) -> None:
+    """SQLite's online backup: a consistent copy, WAL contents included."""
+    target.unlink(missing_ok=True)
+    src = sqlite3.connect(source)
+    try:
+        dst = sqlite3.connect(target)
+        try:
+            src.backup(dst)
+        finally:
+            dst.close()
+    finally:
+        src.close()
+
+
+COMMANDS = (export, import_, backup)
