@@ -8,7 +8,6 @@ signature that runs it in a worker thread.
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
@@ -51,8 +50,6 @@ from zenbrain.types import (
 
 __all__ = ["DEFAULT_CONTEXTS", "MemoryCoordinator"]
 
-MAX_WORKING_CAPACITY = 1_000
-
 
 class MemoryCoordinator:
     """Routes what is stored, ranks what is recalled, consolidates, schedules review and
@@ -85,8 +82,7 @@ class MemoryCoordinator:
         self.embedder = embedder
         self.summarizer = summarizer
         self.clock = check_clock(clock)
-        capacity = check.check_int(working_capacity, "working_capacity", 1, MAX_WORKING_CAPACITY)
-        working = WorkingMemory(capacity=capacity)
+        working = WorkingMemory(capacity=working_capacity)
         self._owns_database = _database is None
         self._db = _database if _database is not None else Database(*resolve_location(db))
         repo = Repository(self._db, self.namespace)
@@ -111,17 +107,11 @@ class MemoryCoordinator:
 
     def for_namespace(self, namespace: str) -> MemoryCoordinator:
         """Another coordinator for ``namespace`` sharing this store, lock and embedder."""
-        return MemoryCoordinator(
-            namespace=namespace,
-            embedder=self.embedder,
-            summarizer=self.summarizer,
-            contexts=self.contexts,
-            working_capacity=self.working.capacity,
-            stages=self.stages,
-            clock=self.clock,
-            _database=self._db,
-            _shared=self._scope,
-        )
+        return MemoryCoordinator(namespace=namespace, embedder=self.embedder,
+                                 summarizer=self.summarizer, contexts=self.contexts,
+                                 working_capacity=self.working.capacity, stages=self.stages,
+                                 clock=self.clock, _database=self._db,
+                                 _shared=self._scope)  # fmt: skip
 
     def close(self) -> None:
         """Clear working memory and release the database (if this coordinator opened it)."""
@@ -266,10 +256,9 @@ class MemoryCoordinator:
         number of memories deleted."""
         return namespaces.drop_namespace(self._scope)
 
-    def backup(self, path: str | os.PathLike[str]) -> Path:
-        """Write a consistent copy of the whole store (every namespace) to ``path`` while
-        others keep writing: SQLite's online backup API, or ``pg_dump`` for PostgreSQL.
-        Returns the absolute path written. See :mod:`zenbrain.storage.backup`."""
+    def backup(self, path: str | Path) -> Path:
+        """Copy the whole store to ``path`` while others write (SQLite's backup API or
+        pg_dump; see :mod:`zenbrain.storage.backup`); returns the absolute path."""
         return backup_store(self._db, path)
 
     # ------------------------------------------------------------------ review, procedures
@@ -441,7 +430,7 @@ class MemoryCoordinator:
     async def ahealth(self) -> Health:
         return await asyncio.to_thread(self.health)
 
-    async def abackup(self, path: str | os.PathLike[str]) -> Path:
+    async def abackup(self, path: str | Path) -> Path:
         return await asyncio.to_thread(self.backup, path)
 
     async def anamespaces(self, prefix: str = "") -> list[str]:

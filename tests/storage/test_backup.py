@@ -65,9 +65,11 @@ def writing(location: str, count: int) -> Iterator[list[int]]:
     try:
         yield committed
     finally:
-        proc.wait(timeout=300)
+        alive = proc.poll() is None
+        proc.terminate()  # the backup is taken; no need to wait for the rest
+        proc.wait(timeout=60)
         reader.join(timeout=10)
-        assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""
+    assert alive, "the writer finished before the backup: nothing overlapped"
 
 
 def _wait_for(committed: list[int], at_least: int) -> None:
@@ -92,13 +94,11 @@ def _check_copy(restored: str, before: int) -> None:
 def test_sqlite_backup_while_another_process_writes(db_path: Path, tmp_path: Path) -> None:
     MemoryCoordinator(db_path).close()
     copy = tmp_path / "backups" / "memory-backup.db"
-    with writing(str(db_path), 400) as committed, MemoryCoordinator(db_path) as memory:
+    with writing(str(db_path), 100_000) as committed, MemoryCoordinator(db_path) as memory:
         _wait_for(committed, 100)
         before = len(committed)  # all of these were committed before the backup started
         written = memory.backup(copy)
         assert written == copy.resolve()
-        during = len(committed)
-    assert during < 400, "the backup must overlap the writer to test anything"
     with sqlite3.connect(copy) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("delete",)
@@ -146,12 +146,10 @@ def test_postgres_backup_while_another_process_writes(
     copy = tmp_path / "memory-backup.sql"
     with fresh_database(postgres_url) as url:
         MemoryCoordinator(url).close()
-        with writing(url, 300) as committed, MemoryCoordinator(url) as memory:
+        with writing(url, 100_000) as committed, MemoryCoordinator(url) as memory:
             _wait_for(committed, 60)
             before = len(committed)
             memory.backup(copy)
-            during = len(committed)
-        assert during < 300, "the backup must overlap the writer to test anything"
     assert "PGPASSWORD" not in copy.read_text()[:2000]
     with fresh_database(postgres_url) as restored:
         target = make_url(restored)

@@ -13,9 +13,17 @@ import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-__all__ = ["DEFAULT_CAPACITY", "DEFAULT_DECAY_PER_MINUTE", "MIN_RELEVANCE", "Slot", "WorkingMemory"]
+__all__ = [
+    "DEFAULT_CAPACITY",
+    "DEFAULT_DECAY_PER_MINUTE",
+    "MAX_CAPACITY",
+    "MIN_RELEVANCE",
+    "Slot",
+    "WorkingMemory",
+]
 
 DEFAULT_CAPACITY = 7
+MAX_CAPACITY = 1_000
 DEFAULT_DECAY_PER_MINUTE = 0.05
 MIN_RELEVANCE = 0.01
 
@@ -43,9 +51,10 @@ class WorkingMemory:
     def __init__(
         self, capacity: int = DEFAULT_CAPACITY, decay_per_minute: float = DEFAULT_DECAY_PER_MINUTE
     ) -> None:
-        if capacity < 1:
-            raise ValueError(f"working-memory capacity must be at least 1, got {capacity}")
-        self.capacity = capacity
+        from zenbrain._validation import check_int
+
+        # InvalidInputError is a ValueError too; checked before any store is opened.
+        self.capacity = check_int(capacity, "working_capacity", 1, MAX_CAPACITY)
         self.decay_per_minute = decay_per_minute
         self._slots: list[Slot] = []
 

@@ -269,6 +269,14 @@ def rebuild_lexical_index(db: Database, conn: Connection) -> int:
     from zenbrain.storage.records import row_indexed_text
     from zenbrain.text import tokenize
 
+    # Start from an empty index (and the counts kept beside it), then add every memory:
+    # the counts are then right by construction, whatever state the old index was in.
+    derived = ("zb_fts", "zb_lexical_lengths") if db.dialect == "sqlite" else ("zb_lexical",)
+    for table in derived:
+        if inspect(conn).has_table(table):
+            conn.exec_driver_sql(f"DELETE FROM {table}")
+    if db.dialect == "postgresql":
+        conn.exec_driver_sql("DELETE FROM zb_lexical_counts")
     done = 0
     after = 0
     while True:
@@ -292,7 +300,6 @@ def rebuild_lexical_index(db: Database, conn: Connection) -> int:
         if not rows:
             break
         pks = [int(row.pk) for row in rows]
-        db.lexical.remove(conn, pks)
         indexed = [
             IndexedText(
                 int(row.pk),

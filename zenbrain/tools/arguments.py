@@ -16,6 +16,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import core_schema
 
+from zenbrain._validation import shown
 from zenbrain.errors import InvalidInputError
 from zenbrain.types import DEFAULT_RECALL_LAYERS, Layer
 
@@ -216,8 +217,8 @@ def show(value: Any) -> str:
         return f"an integer of about {int(math.log10(abs(value))) + 1} digits"
     try:
         text = json.dumps(value, ensure_ascii=False, default=repr)
-    except (ValueError, TypeError):
-        text = repr(value)
+    except (ValueError, TypeError, RecursionError):  # RecursionError: nested too deep
+        text = shown(value)
     text = printable(text)
     return text if len(text) <= 60 else text[:57] + "..."
 
