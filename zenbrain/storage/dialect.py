@@ -28,9 +28,20 @@ from sqlalchemy.dialects.postgresql import JSONB
 
 from zenbrain.storage.schema import memories, vectors
 
-__all__ = ["JsonScalar", "lock_key", "metadata_equals", "stored_cosines", "upsert_insert"]
+__all__ = [
+    "POSTGRES_MIGRATION_LOCK",
+    "JsonScalar",
+    "lock_key",
+    "metadata_equals",
+    "stored_cosines",
+    "upsert_insert",
+]
 
 JsonScalar = str | int | float | bool | None
+
+# One advisory-lock key serialises schema work (migrations, CREATE EXTENSION) across
+# processes opening the same PostgreSQL database.
+POSTGRES_MIGRATION_LOCK = 0x7A62_6D67  # "zbmg"
 
 
 def upsert_insert(dialect: str, table: Table) -> postgresql.Insert | sqlite.Insert:

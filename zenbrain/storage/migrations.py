@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Column, Connection, Integer, MetaData, String, Table, inspect, select, text
 
 from zenbrain.errors import SchemaVersionError, StorageError, ZenbrainError
+from zenbrain.storage.dialect import POSTGRES_MIGRATION_LOCK
 from zenbrain.storage.indexes import IndexedText
 from zenbrain.storage.schema import (
     SCHEMA_VERSION,
@@ -81,7 +82,6 @@ migrations_table = Table(
 )
 
 #: pg_advisory_xact_lock key that serialises schema changes (advisory locks are per database).
-POSTGRES_MIGRATION_LOCK = 0x7A62_6D67  # "zbmg"
 _REINDEX_BATCH = 1000
 
 

@@ -16,8 +16,8 @@ import numpy as np
 from sqlalchemy import Connection, Engine, create_engine, event, text
 
 from zenbrain.errors import MissingDependencyError, StorageError
+from zenbrain.storage.dialect import POSTGRES_MIGRATION_LOCK
 from zenbrain.storage.indexes import IndexedText, IndexedVector, ScopeStatistics
-from zenbrain.storage.migrations import POSTGRES_MIGRATION_LOCK
 from zenbrain.storage.scopes import count_memories, scope_tokens, scoped_terms
 
 __all__ = ["PostgresLexicalIndex", "PostgresVectorIndex", "deferred_hnsw", "open_postgres"]
