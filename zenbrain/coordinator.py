@@ -18,11 +18,11 @@ from zenbrain import _validation as check
 from zenbrain.config import resolve_location
 from zenbrain.errors import InvalidInputError
 from zenbrain.layers.working import WorkingMemory
+from zenbrain.memory import backfill, find, forget, health, namespaces, recall, review, sessions
 from zenbrain.memory import consolidate as consolidation
 from zenbrain.memory import core_blocks as core
-from zenbrain.memory import embedding, find, forget, health, namespaces, recall, review, sessions
 from zenbrain.memory import store as storing
-from zenbrain.memory.embedding import Progress
+from zenbrain.memory.embedding import Progress, bind_embedder
 from zenbrain.memory.scope import (
     DEFAULT_CONTEXTS,
     Clock,
@@ -90,7 +90,7 @@ class MemoryCoordinator:
             if _shared is not None:
                 bound = _shared.embedding
             else:
-                bound = None if embedder is None else embedding.bind_embedder(repo, embedder)
+                bound = None if embedder is None else bind_embedder(repo, embedder)
         except BaseException:
             if self._owns_database:
                 self._db.close()
@@ -241,7 +241,7 @@ class MemoryCoordinator:
         check.check_int(batch_size, "batch_size", 1, 10_000)
         if progress is not None and not callable(progress):
             raise InvalidInputError(f"progress must be a callable(done, total), got {progress!r}")
-        return embedding.embed_missing(self._scope, batch_size, progress)
+        return backfill.embed_missing(self._scope, batch_size, progress)
 
     def health(self) -> Health:
         """Per-layer counts."""

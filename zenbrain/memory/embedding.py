@@ -11,24 +11,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from zenbrain.errors import EmbeddingMismatchError, InvalidInputError, ProviderError
+from zenbrain.errors import EmbeddingMismatchError, ProviderError
 from zenbrain.providers.base import EmbeddingProvider
-from zenbrain.storage.records import row_indexed_text
 from zenbrain.storage.repository import Repository
-
-if TYPE_CHECKING:
-    from zenbrain.memory.scope import MemoryScope
 
 __all__ = [
     "CALIBRATION",
     "Embedding",
     "Progress",
     "bind_embedder",
-    "embed_missing",
     "to_unit_matrix",
 ]
 
@@ -178,36 +172,3 @@ def _is_number(text: str) -> bool:
         return math.isfinite(float(text))
     except ValueError:
         return False
-
-
-def embed_missing(scope: MemoryScope, batch_size: int, progress: Progress | None) -> int:
-    """Embed the memories of the namespace that have no vector; returns how many got one.
-    Each batch is read, embedded outside the lock, then written in its own transaction."""
-    embedding = scope.embedding
-    if embedding is None:
-        raise InvalidInputError("embed_missing() needs an embedder: pass embedder= when opening")
-    repo = scope.repo
-    with scope.lock, repo.read() as conn:
-        pending = repo.missing_vectors(conn, 2**62)
-    total, done = len(pending), 0
-    for start in range(0, total, batch_size):
-        with scope.lock, repo.read() as conn:
-            rows = list(repo.rows_by_pk(conn, pending[start : start + batch_size]).values())
-        if rows:
-            matrix = embedding.documents([row_indexed_text(row) for row in rows])
-            with scope.lock, repo.write() as conn:
-                # Skip what was deleted or embedded by someone else since the read. Keys only
-                # grow, so this batch's unembedded rows are the first ones still missing.
-                still = set(repo.missing_vectors(conn, len(rows))) & {int(r.pk) for r in rows}
-                repo.add_vectors(
-                    conn,
-                    [
-                        (int(row.pk), row.layer, row.context, matrix[i])
-                        for i, row in enumerate(rows)
-                        if int(row.pk) in still
-                    ],
-                )
-            done += len(still)
-        if progress is not None:
-            progress(min(start + batch_size, total), total)
-    return done
