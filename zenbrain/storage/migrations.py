@@ -40,16 +40,17 @@ back-filled into it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Protocol
 
 from sqlalchemy import Column, Connection, Integer, MetaData, String, Table, inspect, select, text
 
 from zenbrain.errors import SchemaVersionError, StorageError, ZenbrainError
 from zenbrain.storage.dialect import POSTGRES_MIGRATION_LOCK
-from zenbrain.storage.indexes import IndexedText
+from zenbrain.storage.indexes import IndexedText, LexicalIndex
 from zenbrain.storage.schema import (
     SCHEMA_VERSION,
     core_blocks,
@@ -59,8 +60,20 @@ from zenbrain.storage.schema import (
     procedures,
 )
 
-if TYPE_CHECKING:
-    from zenbrain.storage.database import Database
+
+class Database(Protocol):
+    """What migrating needs of an open store (``zenbrain.storage.database.Database``); a
+    protocol, so that this module does not import the module that runs it."""
+
+    dialect: str
+    lexical: LexicalIndex
+    path: Path | None
+
+    @property
+    def safe_url(self) -> str: ...
+
+    def write(self) -> AbstractContextManager[Connection]: ...
+
 
 __all__ = [
     "MIGRATIONS",
