@@ -178,17 +178,11 @@ class MemoryCoordinator:
         return find.replace(self._scope, match, content, **store_kwargs)
 
     def recall(
-        self,
-        query: str,
-        *,
-        layers: Sequence[str] | None = None,
-        limit: int = 10,
-        min_score: float = 0.0,
-        min_confidence: float = 0.0,
-        core: Literal["always", "matching"] = "always",
-        context: str | None = None,
-        where: Mapping[str, Any] | None = None,
-    ) -> list[RecallResult]:
+        self, query: str, *, layers: Sequence[str] | None = None, limit: int = 10,
+        min_score: float = 0.0, min_confidence: float = 0.0,
+        core: Literal["always", "matching"] = "always", context: str | None = None,
+        where: Mapping[str, Any] | None = None, subtree: bool = False,
+    ) -> list[RecallResult]:  # fmt: skip
         """Memories relevant to ``query``, best first, scored 0..1.
 
         Searches episodic, semantic, procedural and core memory by default (working memory
@@ -197,22 +191,25 @@ class MemoryCoordinator:
         above 0 drops those. ``core="matching"`` keeps only core blocks that share a word
         with the query. ``context`` limits episodes and facts to that context. ``where``
         keeps only memories whose metadata contains those key/values, before ranking.
+        ``subtree=True`` also searches the namespaces below this one (``<namespace>.*``):
+        every memory there is scored, IDF counted over them (at most 10,000 per layer);
+        core blocks and working memory stay this namespace's; see :meth:`find`.
         """
         return recall.recall(self._scope, query, layers=layers, limit=limit,
                              min_score=min_score, min_confidence=min_confidence, core=core,
-                             context=context, where=where)  # fmt: skip
+                             context=context, where=where, subtree=subtree)  # fmt: skip
 
     def find(
-        self,
-        metadata: Mapping[str, Any] | None = None,
-        *,
-        layers: Sequence[str] | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> list[RecallResult]:
+        self, metadata: Mapping[str, Any] | None = None, *,
+        layers: Sequence[str] | None = None, limit: int | None = None, offset: int = 0,
+        subtree: bool = False,
+    ) -> list[RecallResult]:  # fmt: skip
         """Memories whose metadata contains every given key/value (JSON scalars, compared
-        exactly), oldest first, with score 1.0."""
-        return find.find(self._scope, metadata, layers=layers, limit=limit, offset=offset)
+        exactly), oldest first, with score 1.0. ``subtree=True`` reads this namespace and
+        every namespace that starts with it and ``"."`` (never a sibling or a parent), in
+        one query; each result then names its namespace in ``metadata["namespace"]``."""
+        return find.find(self._scope, metadata, layers=layers, limit=limit, offset=offset,
+                         subtree=subtree)  # fmt: skip
 
     def get(self, id: str) -> RecallResult | None:
         """One long-term memory by id (score 1.0), or None if this namespace has none."""
@@ -385,32 +382,24 @@ class MemoryCoordinator:
         return await asyncio.to_thread(self.replace, match, content, **store_kwargs)
 
     async def arecall(
-        self,
-        query: str,
-        *,
-        layers: Sequence[str] | None = None,
-        limit: int = 10,
-        min_score: float = 0.0,
-        min_confidence: float = 0.0,
-        core: Literal["always", "matching"] = "always",
-        context: str | None = None,
-        where: Mapping[str, Any] | None = None,
-    ) -> list[RecallResult]:
+        self, query: str, *, layers: Sequence[str] | None = None, limit: int = 10,
+        min_score: float = 0.0, min_confidence: float = 0.0,
+        core: Literal["always", "matching"] = "always", context: str | None = None,
+        where: Mapping[str, Any] | None = None, subtree: bool = False,
+    ) -> list[RecallResult]:  # fmt: skip
         return await asyncio.to_thread(
             self.recall, query, layers=layers, limit=limit, min_score=min_score,
             min_confidence=min_confidence, core=core, context=context, where=where,
+            subtree=subtree,
         )  # fmt: skip
 
     async def afind(
-        self,
-        metadata: Mapping[str, Any] | None = None,
-        *,
-        layers: Sequence[str] | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> list[RecallResult]:
+        self, metadata: Mapping[str, Any] | None = None, *,
+        layers: Sequence[str] | None = None, limit: int | None = None, offset: int = 0,
+        subtree: bool = False,
+    ) -> list[RecallResult]:  # fmt: skip
         return await asyncio.to_thread(
-            self.find, metadata, layers=layers, limit=limit, offset=offset
+            self.find, metadata, layers=layers, limit=limit, offset=offset, subtree=subtree
         )
 
     async def aget(self, id: str) -> RecallResult | None:

@@ -16,7 +16,7 @@ from zenbrain.stages import forget_stage_rows
 from zenbrain.storage.dialect import JsonScalar
 from zenbrain.types import DEFAULT_RECALL_LAYERS, RecallResult
 
-__all__ = ["check_match", "find", "get", "is_storable_text", "replace"]
+__all__ = ["check_match", "check_subtree", "find", "get", "is_storable_text", "replace"]
 
 
 def check_match(value: object, name: str) -> dict[str, JsonScalar]:
@@ -42,6 +42,12 @@ def check_match(value: object, name: str) -> dict[str, JsonScalar]:
             raise InvalidInputError(f"{name}[{key!r}] is too large to match exactly: {item}")
         match[key] = item
     return match
+
+
+def check_subtree(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInputError(f"subtree must be True or False, got {value!r}")
+    return value
 
 
 def is_storable_text(text: str) -> bool:
@@ -70,14 +76,17 @@ def find(
     layers: Sequence[str] | None,
     limit: int | None,
     offset: int,
+    subtree: bool = False,
 ) -> list[RecallResult]:
+    """See :meth:`zenbrain.MemoryCoordinator.find`; ``subtree`` adds the namespaces below."""
     match = check_match(metadata, "metadata") if metadata is not None else {}
+    below = check_subtree(subtree)
     wanted = _check_layers(layers)
     count = None if limit is None else check.check_int(limit, "limit", 1, 10**9)
     skip = check.check_int(offset, "offset", 0, 10**12)
     with scope.lock, scope.repo.read() as conn:
-        rows = scope.repo.find_rows(conn, match, wanted, count, skip)
-    return [to_result(row, 1.0) for row in rows]
+        rows = scope.repo.find_rows(conn, match, wanted, count, skip, below)
+    return [to_result(row, 1.0, subtree=below) for row in rows]
 
 
 def replace(scope: MemoryScope, match: Mapping[str, Any], content: object, **arguments: Any) -> str:

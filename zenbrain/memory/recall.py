@@ -14,7 +14,7 @@ from zenbrain import _validation as check
 from zenbrain.errors import InvalidInputError
 from zenbrain.layers.core import core_score
 from zenbrain.layers.procedural import success_weighted
-from zenbrain.memory.find import check_match
+from zenbrain.memory.find import check_match, check_subtree
 from zenbrain.memory.results import to_result
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.ranking import candidate_terms, fuse, idf, lexical_score, semantic_score
@@ -52,8 +52,17 @@ def recall(
     core: Literal["always", "matching"] = "always",
     context: str | None = None,
     where: Mapping[str, Any] | None = None,
+    subtree: bool = False,
 ) -> list[RecallResult]:
+    """See :meth:`zenbrain.MemoryCoordinator.recall`.
+
+    With ``subtree`` the indexed layers are searched in this namespace and every namespace
+    below it: every memory there (of the layer, the context and ``where``) is scored, with
+    IDF and mean length counted over those same memories, so a subtree ranks as one
+    collection. Core blocks and working memory stay this namespace's own, and stages do
+    not rerank (their rows belong to one namespace)."""
     text = check.check_content(query, "query")
+    below = check_subtree(subtree)
     if layers is None:
         wanted: list[str] = list(DEFAULT_RECALL_LAYERS)
     else:
@@ -75,7 +84,7 @@ def recall(
         if scope.embedding is not None and any(name in SEARCHED_LAYERS for name in wanted)
         else None
     )
-    search = _LayerSearch(scope, terms, query_vector, ctx, limit, match)
+    search = _LayerSearch(scope, terms, query_vector, ctx, limit, match, below)
     matches: list[RecallResult] = []
     fill_ins: list[RecallResult] = []
     with scope.lock:
@@ -96,7 +105,7 @@ def recall(
             matches.sort(key=lambda r: r.score, reverse=True)
             request = RecallRequest(text, tuple(terms), tuple(wanted), ctx, limit)
             stage_scope = scope.stage_scope()
-            for stage in scope.stages:
+            for stage in () if below else scope.stages:
                 matches = stage.rerank(conn, stage_scope, request, matches)
         shown = {r.id for r in matches}
         ordered = [*matches, *(r for r in fill_ins if r.id not in shown)]
@@ -108,7 +117,7 @@ def recall(
             and (r.confidence if r.confidence is not None else 1.0) >= floor_conf
         ]
         results = kept[:limit]
-        writers = [stage for stage in scope.stages if stage.writes_on_recall]
+        writers = [stage for stage in scope.stages if stage.writes_on_recall and not below]
         if writers and results:
             with scope.repo.write() as conn:
                 for stage in writers:
@@ -127,8 +136,10 @@ class _LayerSearch:
         context: str | None,
         limit: int,
         match: Mapping[str, JsonScalar] | None,
+        subtree: bool = False,
     ) -> None:
         self.scope = scope
+        self.subtree = subtree
         self.repo = scope.repo
         self.index = scope.repo.database
         self.terms = terms
@@ -142,12 +153,14 @@ class _LayerSearch:
     def read_statistics(self, conn: Connection, layers: Sequence[str]) -> None:
         """Document counts, mean lengths and term frequencies of every searched layer, in
         one read of the counts kept beside the index (not per layer, not from postings)."""
-        if layers:
+        if layers and not self.subtree:
             self.statistics = self.index.lexical.statistics(
                 conn, self.scope.namespace, layers, self.terms, self.context
             )
 
     def layer(self, conn: Connection, layer: str) -> tuple[list[RecallResult], list[RecallResult]]:
+        if self.subtree:
+            return self._subtree_layer(conn, layer)
         context = self.context
         pool = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * self.limit)
         allowed: set[int] | None = None
@@ -201,6 +214,38 @@ class _LayerSearch:
             return [], [to_result(row, 0.0) for row in fallback[: self.limit]]
         latest = self.repo.latest_rows(conn, layer, context, self.limit)
         return [], [to_result(row, 0.0) for row in latest]
+
+    def _subtree_layer(
+        self, conn: Connection, layer: str
+    ) -> tuple[list[RecallResult], list[RecallResult]]:
+        """Every memory of the layer in the subtree, scored against statistics of its own."""
+        rows = self.repo.find_rows(conn, self.match or {}, [layer], None, 0, True)
+        rows = [row for row in rows if self.context is None or row.context == self.context]
+        if len(rows) > MAX_FILTERED_POOL:
+            raise InvalidInputError(
+                f"a subtree recall scores every memory it reads, and the {layer} layer holds "
+                f"{len(rows)} (at most {MAX_FILTERED_POOL}): narrow it with where or context"
+            )
+        documents = [set(content_tokens(row_indexed_text(row))) for row in rows]
+        weights = {
+            term: idf(len(rows), sum(term in doc for doc in documents)) for term in set(self.terms)
+        }
+        lengths = [len(content_tokens(row_indexed_text(row))) for row in rows]
+        average_length = sum(lengths) / len(lengths) if lengths else None
+        cosines: dict[int, float] = {}
+        if self.query_vector is not None and rows:
+            cosines = self.repo.cosines(conn, [int(row.pk) for row in rows], self.query_vector)
+        scored = [
+            (score, row)
+            for row in rows
+            if (score := self._score(row, weights, average_length, cosines.get(row.pk, -1.0))) > 0
+        ]
+        scored.sort(key=lambda item: (-item[0], -item[1].pk))
+        found = [to_result(row, score, subtree=True) for score, row in scored[: self.limit]]
+        if found:
+            return found, []
+        rows.sort(key=lambda r: (r.created_at, r.pk), reverse=True)
+        return [], [to_result(row, 0.0, subtree=True) for row in rows[: self.limit]]
 
     def _candidates(
         self, conn: Connection, layer: str, frequencies: Mapping[str, int], pool: int

@@ -13,10 +13,13 @@ from zenbrain.types import RecallResult
 __all__ = ["to_result"]
 
 
-def to_result(row: Row[Any], score: float) -> RecallResult:
+def to_result(row: Row[Any], score: float, *, subtree: bool = False) -> RecallResult:
     """A row of :meth:`~zenbrain.storage.repository.Repository.memory_query` as a result:
-    layer fields go into ``metadata`` (a procedure's content is its rendered steps)."""
+    layer fields go into ``metadata`` (a procedure's content is its rendered steps); a
+    result of a subtree read also names its ``namespace`` there."""
     meta: dict[str, Any] = dict(row.metadata or {})
+    if subtree:
+        meta.setdefault("namespace", row.namespace)
     if row.context is not None:
         meta.setdefault("context", row.context)
     confidence = row.confidence

@@ -50,6 +50,7 @@ from zenbrain.storage.schema import (
     procedures,
     sessions,
 )
+from zenbrain.storage.subtree import in_subtree
 from zenbrain.storage.timestamps import to_db
 from zenbrain.text import tokenize
 
@@ -78,11 +79,14 @@ class Repository:
         return self.database.write()
 
     # ------------------------------------------------------------------ rows
-    def memory_query(self, *, keyed: bool = False) -> Select[Any]:
+    def memory_query(self, *, keyed: bool = False, subtree: bool = False) -> Select[Any]:
         """Memories of this namespace with their layer fields; ``keyed=True`` for lookups by
-        pk or id (see :func:`~zenbrain.storage.schema.keyed_namespace_filter`)."""
+        pk or id (see :func:`~zenbrain.storage.schema.keyed_namespace_filter`);
+        ``subtree=True`` for this namespace and those below it (:mod:`.subtree`)."""
         in_namespace = (
-            keyed_namespace_filter(self.namespace)
+            in_subtree(memories.c.namespace, self.namespace)
+            if subtree
+            else keyed_namespace_filter(self.namespace)
             if keyed
             else memories.c.namespace == self.namespace
         )
@@ -143,8 +147,9 @@ class Repository:
         layers: Sequence[str] | None,
         limit: int | None,
         offset: int,
+        subtree: bool = False,
     ) -> list[Row[Any]]:
-        query = self.memory_query().where(self.metadata_filter(match))
+        query = self.memory_query(subtree=subtree).where(self.metadata_filter(match))
         if layers is not None:
             query = query.where(memories.c.layer.in_(list(layers)))
         query = query.order_by(memories.c.created_at, memories.c.pk).offset(offset)

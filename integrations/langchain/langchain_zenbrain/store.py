@@ -12,9 +12,10 @@ How LangGraph's model maps onto zenbrain's (all through the coordinator's public
   stored there by other means are never taken for items.
 * ``put`` is ``replace`` on the item's key: one write transaction, so concurrent puts of
   one key leave exactly one item. ``get`` and ``delete`` find the item by metadata.
-* ``search`` lists the namespaces under the prefix in SQL, reads their items (string
-  equality filters are applied in SQL too), applies the whole ``filter`` and, with a
-  ``query``, ranks every item by zenbrain's recall score: items that match nothing score 0
+* ``search`` reads the items of the prefix's whole namespace subtree in one query
+  (``find(..., subtree=True)``; string equality filters are applied in SQL too), applies
+  the whole ``filter`` and, with a ``query``, ranks every item by one subtree recall
+  (``recall(..., subtree=True)``): items that match nothing score 0
   and come after the matches, items put with ``index=False`` come last without a score.
   Without a query, items come most recently updated first (as in LangGraph's
   ``PostgresStore``).
@@ -294,24 +295,27 @@ class ZenBrainStore(BaseStore):
 
     # ------------------------------------------------------------------ search
     def _search(self, op: SearchOp) -> list[SearchItem]:
+        # One core read of the prefix's whole subtree (and with a query one recall of it),
+        # whatever the number of namespaces below the prefix.
+        view = self._subtree_view(op.namespace_prefix)
         in_sql = _sql_filter(op.filter)
+        match = {ITEM_FIELD: True, **in_sql}
+        stored = [
+            entry
+            for entry in self._subtree_items(view, match)
+            if _matches(entry.item.value, op.filter)
+        ]
         query = op.query.strip() if op.query else ""
+        scores = self._scores(view, query, match, len(stored)) if query and stored else {}
         ranked: list[tuple[float | None, Item]] = []
-        for namespace in self._namespaces_under(op.namespace_prefix):
-            stored = [
-                s for s in self._items(namespace, in_sql) if _matches(s.item.value, op.filter)
-            ]
-            if not stored:
-                continue
-            scores = self._scores(namespace, query, in_sql, len(stored)) if query else {}
-            for entry in stored:
-                if not query:
-                    score = None
-                elif entry.indexed:
-                    score = scores.get(entry.memory.id, 0.0)
-                else:
-                    score = None  # put with index=False: listed after every ranked item
-                ranked.append((score, entry.item))
+        for entry in stored:
+            if not query:
+                score = None
+            elif entry.indexed:
+                score = scores.get(entry.memory.id, 0.0)
+            else:
+                score = None  # put with index=False: listed after every ranked item
+            ranked.append((score, entry.item))
         if query:
             ranked.sort(
                 key=lambda pair: (pair[0] is not None, pair[0] or 0.0, pair[1].updated_at),
@@ -322,16 +326,37 @@ class ZenBrainStore(BaseStore):
         page = ranked[op.offset : op.offset + op.limit]
         return [_search_item(item, score) for score, item in page]
 
+    def _subtree_view(self, prefix: tuple[str, ...]) -> MemoryCoordinator:
+        """The coordinator whose namespace subtree holds every item under ``prefix``."""
+        if prefix:
+            return self.coordinator_for(prefix)
+        if self._root == self._memory.namespace:
+            return self._memory
+        view = self._views.get(self._root)
+        if view is None:
+            view = self._views.setdefault(self._root, self._memory.for_namespace(self._root))
+        return view
+
+    def _subtree_items(self, view: MemoryCoordinator, match: Mapping[str, Any]) -> list[_Stored]:
+        """The items in ``view``'s namespace and below whose metadata contains ``match``."""
+        found = []
+        for memory in view.find(match, subtree=True):
+            labels = namespaces.labels_of(self._root, str(memory.metadata.get("namespace")))
+            if labels is not None and memory.metadata.get(ITEM_FIELD) is True:
+                found.append(_Stored(memory, _item(labels, memory.metadata)))
+        return found
+
     def _scores(
-        self, namespace: tuple[str, ...], query: str, in_sql: Mapping[str, Any], count: int
+        self, view: MemoryCoordinator, query: str, match: Mapping[str, Any], count: int
     ) -> dict[str, float]:
-        """zenbrain's recall score of the items of ``namespace`` that match ``query``."""
-        results = self.coordinator_for(namespace).recall(
+        """zenbrain's recall score of the items under ``view`` that match ``query``."""
+        results = view.recall(
             query,
             layers=[self._layer],
             limit=min(_MAX_RECALL, max(count, 1)),
             min_score=_MATCHES_ONLY,
-            where={ITEM_FIELD: True, **in_sql},
+            where=match,
+            subtree=True,
         )
         return {result.id: result.score for result in results}
 

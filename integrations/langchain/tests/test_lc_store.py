@@ -186,6 +186,43 @@ def test_the_best_match_is_the_one_inmemorystore_ranks_first(
         )
 
 
+def _keys(items: Sequence[Item]) -> list[tuple[tuple[str, ...], str]]:
+    return sorted((item.namespace, item.key) for item in items)
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [(), ("users",), ("users", "u1"), ("users", "u1", "notes"), ("teams",), ("nobody",)],
+    ids=repr,
+)
+def test_search_under_a_prefix_across_many_namespaces_gives_what_inmemorystore_gives(
+    coordinator: MemoryCoordinator, prefix: tuple[str, ...]
+) -> None:
+    reference = InMemoryStore()
+    store = ZenBrainStore(coordinator)
+    # 60 namespaces: ("users", "u1") has siblings ("users", "u10"...) that share its start.
+    for n in range(40):
+        for target in (reference, store):
+            namespace = ("users", f"u{n}") if n % 4 else ("users", f"u{n // 4}", "notes")
+            target.put(namespace, "likes", {"text": f"likes tea {n}", "n": -n, "team": f"t{n % 3}"})
+            target.put(namespace, "rank", {"text": "rank", "n": n, "team": f"t{n % 3}"})
+            if n < 20:
+                target.put(("teams", f"t{n}"), "size", {"text": "team size", "n": n})
+    for filter_ in (None, {"team": "t1"}, {"n": {"$gte": 10}}, {"team": {"$ne": "t0"}, "n": 3}):
+        expected = reference.search(prefix, filter=filter_, limit=1000)
+        assert _keys(store.search(prefix, filter=filter_, limit=1000)) == _keys(expected)
+        # Pages of 7 cover the same items once each (the order of a listing is the store's).
+        pages = [store.search(prefix, filter=filter_, limit=7, offset=o) for o in range(0, 140, 7)]
+        assert all(len(page) == 7 for page in pages[: len(expected) // 7])
+        assert _keys([item for page in pages for item in page]) == _keys(expected)
+        for query in ("tea", "team size"):
+            wanted = reference.search(prefix, query=query, filter=filter_, limit=1000)
+            found = store.search(prefix, query=query, filter=filter_, limit=1000)
+            assert _keys(found) == _keys(wanted), (query, filter_)
+            top = store.search(prefix, query=query, filter=filter_, limit=2, offset=1)
+            assert [i.key for i in top] == [i.key for i in found[1:3]]
+
+
 def _batch_results(store: BaseStore, ops: list[Op]) -> list[Any]:
     store.put(ADA, "x", {"text": "before"})
     store.put(BOB, "y", {"text": "bob's"})
@@ -290,33 +327,43 @@ def test_search_with_query_filter_limit_and_offset(store: ZenBrainStore) -> None
     assert len(store.search(())) == 5
 
 
-def test_search_reads_only_the_namespaces_under_the_prefix(
+def test_search_under_a_prefix_is_one_core_read_of_its_subtree(
     store: ZenBrainStore, coordinator: MemoryCoordinator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for n in range(30):
         store.put(("tenants", f"t{n}"), "k", {"text": f"tenant {n} likes tea"})
+        store.put(("users", f"u{n}"), "k", {"text": f"user {n} likes tea"})
     store.put(ADA, "tea", {"text": "Ada likes tea"})
     opened: list[str] = []
-    listed: list[str] = []
+    calls: list[tuple[str, str, bool]] = []
     open_view = MemoryCoordinator.for_namespace
-    list_namespaces = MemoryCoordinator.namespaces
+    find, recall = MemoryCoordinator.find, MemoryCoordinator.recall
 
     def opening(self: MemoryCoordinator, namespace: str) -> MemoryCoordinator:
         opened.append(namespace)
         return open_view(self, namespace)
 
-    def listing(self: MemoryCoordinator, prefix: str = "") -> list[str]:
-        listed.append(prefix)
-        return list_namespaces(self, prefix)
+    def finding(self: MemoryCoordinator, *args: Any, **kwargs: Any) -> Any:
+        calls.append(("find", self.namespace, kwargs.get("subtree", False)))
+        return find(self, *args, **kwargs)
+
+    def recalling(self: MemoryCoordinator, *args: Any, **kwargs: Any) -> Any:
+        calls.append(("recall", self.namespace, kwargs.get("subtree", False)))
+        return recall(self, *args, **kwargs)
 
     monkeypatch.setattr(MemoryCoordinator, "for_namespace", opening)
-    monkeypatch.setattr(MemoryCoordinator, "namespaces", listing)
+    monkeypatch.setattr(MemoryCoordinator, "find", finding)
+    monkeypatch.setattr(MemoryCoordinator, "recall", recalling)
     fresh = ZenBrainStore(coordinator)
-    assert [i.key for i in fresh.search(("users",), query="tea")] == ["tea"]
-    assert [i.key for i in fresh.search(("users",))] == ["tea"]
-    # The database lists the namespaces under the prefix; no other namespace is opened.
-    assert listed and all(prefix.startswith("default.users") for prefix in listed)
-    assert opened == [store.zenbrain_namespace(ADA)]
+    found = fresh.search(("users",), query="Ada tea", limit=40)
+    assert len(found) == 31 and found[0].key == "tea" and found[0].namespace == ADA
+    assert {i.namespace[0] for i in found} == {"users"}
+    assert len(fresh.search(("users",), limit=100)) == 31
+    # One subtree read (and one subtree recall with a query) of the prefix's namespace,
+    # however many namespaces lie below it; no other namespace is opened.
+    users = "default.users"
+    assert calls == [("find", users, True), ("recall", users, True), ("find", users, True)]
+    assert opened == [users]
 
 
 def test_unindexed_items_come_last_without_a_score(coordinator: MemoryCoordinator) -> None:
