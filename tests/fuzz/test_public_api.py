@@ -122,6 +122,7 @@ GOOD: dict[str, st.SearchStrategy[Any]] = {
     "namespace": st.sampled_from(["default", "tenant-b"]),
     "prefix": st.sampled_from(["", "ten"]),
     "remember": st.booleans(),
+    "subtree": st.booleans(),
 }
 
 
@@ -161,7 +162,7 @@ SPECS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "store_many": (("items",), ("progress",)),
     "recall": (
         ("query",),
-        ("layers", "limit", "min_score", "min_confidence", "core", "context", "where"),
+        ("layers", "limit", "min_score", "min_confidence", "core", "context", "where", "subtree"),
     ),
     "forget": (("id", "layer"), ()),
     "consolidate": ((), ()),
@@ -183,7 +184,7 @@ SPECS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "get": (("id",), ()),
     "embed_missing": ((), ("batch_size", "progress")),
     "for_namespace": (("namespace",), ()),
-    "find": ((), ("metadata", "layers", "limit", "offset")),
+    "find": ((), ("metadata", "layers", "limit", "offset", "subtree")),
     "replace": (("match", "content"), ("layer", "context", "metadata")),
     "namespaces": ((), ("prefix",)),
     "drop_namespace": ((), ()),
@@ -214,6 +215,7 @@ KEYWORD_ONLY = {
     "offset",
     "progress",
     "batch_size",
+    "subtree",
 }
 
 
@@ -231,6 +233,18 @@ def public_methods() -> set[str]:
 def test_every_public_method_is_driven() -> None:
     """A new public method must be added to SPECS, or this suite would silently skip it."""
     assert public_methods() - NOT_DRIVEN <= set(SPECS)
+
+
+def test_every_public_parameter_is_driven() -> None:
+    """A new keyword must be added to SPECS too, or hostile values would never reach it."""
+    for method, (required, optional) in SPECS.items():
+        parameters = inspect.signature(getattr(MemoryCoordinator, method)).parameters
+        named = {
+            name
+            for name, parameter in parameters.items()
+            if name != "self" and parameter.kind is not inspect.Parameter.VAR_KEYWORD
+        }
+        assert named <= {*required, *optional}, method
 
 
 def _value(data: st.DataObject, name: str, ids: list[str], tmp: str, *, bad: bool | None) -> Any:

@@ -8,6 +8,7 @@ import threading
 import pytest
 
 from zenbrain import InvalidInputError, MemoryCoordinator
+from zenbrain.types import RecallResult
 
 
 def test_find_matches_every_key_exactly_oldest_first(memory: MemoryCoordinator) -> None:
@@ -187,3 +188,85 @@ def test_recall_where_with_a_large_match_widens_the_pools(memory: MemoryCoordina
     hits = memory.recall("deploy", where={"team": "a"}, limit=3, min_score=0.01)
     assert len(hits) == 3
     assert all(hit.metadata["team"] == "a" and hit.score > 0 for hit in hits)
+
+
+# ---------------------------------------------------------------------- subtree reads
+def _store_in(memory: MemoryCoordinator, namespaces: list[str]) -> None:
+    for name in namespaces:
+        memory.for_namespace(name).store(
+            f"tea note of {name}", layer="semantic", metadata={"kind": "note"}
+        )
+
+
+def _namespaces_of(results: list[RecallResult]) -> list[str]:
+    return sorted(str(r.metadata["namespace"]) for r in results)
+
+
+def test_find_subtree_reads_the_namespace_and_those_below_it(memory: MemoryCoordinator) -> None:
+    below = ["default.users", "default.users.ada", "default.users.ada.notes", "default.users.bo"]
+    beside = ["default", "default.usersX", "default.users_", "default.user", "defaultXusers.a"]
+    _store_in(memory, [*below, *beside, "other.users.ada", "Default.users.ada"])
+    users = memory.for_namespace("default.users")
+    assert _namespaces_of(users.find(subtree=True)) == sorted(below)
+    assert _namespaces_of(users.find({"kind": "note"}, subtree=True, limit=2, offset=1)) == [
+        "default.users.ada",
+        "default.users.ada.notes",
+    ]
+    # Without subtree: the namespace alone, and no namespace key added to the metadata.
+    own = users.find()
+    assert [r.content for r in own] == ["tea note of default.users"]
+    assert "namespace" not in own[0].metadata
+    assert _namespaces_of(memory.for_namespace("default.users.bo").find(subtree=True)) == [
+        "default.users.bo"
+    ]
+    # A child never sees its parent or siblings.
+    ada = memory.for_namespace("default.users.ada")
+    assert _namespaces_of(ada.find(subtree=True)) == sorted(below[1:3])
+
+
+@pytest.mark.parametrize("root", ["a%b", "a_b", "a\\b", "Team"])
+def test_find_subtree_takes_like_wildcards_and_case_literally(
+    memory: MemoryCoordinator, root: str
+) -> None:
+    lookalikes = ["axb.c", "a%b.c", "a_b.c", "aXb.c", "a\\b.c", "ab.c", "team.c", "TEAM.c"]
+    _store_in(memory, [name for name in lookalikes if not name.startswith(root + ".")])
+    _store_in(memory, [root, root + ".c", root + ".c.d"])
+    found = memory.for_namespace(root).find(subtree=True)
+    assert _namespaces_of(found) == sorted([root, root + ".c", root + ".c.d"])
+
+
+def test_recall_subtree_ranks_the_whole_subtree(memory: MemoryCoordinator) -> None:
+    users = memory.for_namespace("default.users")
+    memory.for_namespace("default.users.ada").store("Ada likes green tea", layer="semantic")
+    memory.for_namespace("default.users.bo").store(
+        "Bo likes black tea", layer="semantic", metadata={"kind": "note"}
+    )
+    memory.for_namespace("default.usersX").store("X likes tea", layer="semantic")
+    memory.store("the root likes tea", layer="semantic")
+    users.store("a shared fact about coffee", layer="episodic")
+    found = users.recall("tea", subtree=True, min_score=0.01)
+    assert _namespaces_of(found) == ["default.users.ada", "default.users.bo"]
+    assert users.recall("tea", min_score=0.01) == []
+    assert users.recall("green tea", subtree=True)[0].content == "Ada likes green tea"
+    noted = users.recall("tea", subtree=True, where={"kind": "note"}, layers=["semantic"])
+    assert [r.content for r in noted] == ["Bo likes black tea"]
+    # Nothing matches: the subtree's newest memories of each layer fill in with score 0.
+    fill = users.recall("zebra", subtree=True, layers=["semantic", "episodic"], limit=5)
+    assert {r.score for r in fill} == {0.0} and len(fill) == 3
+
+
+async def test_async_twins_read_the_subtree(memory: MemoryCoordinator) -> None:
+    _store_in(memory, ["default.users.ada", "default.users2"])
+    users = memory.for_namespace("default.users")
+    assert _namespaces_of(await users.afind(subtree=True)) == ["default.users.ada"]
+    found = await users.arecall("tea note", subtree=True, min_score=0.01)
+    assert _namespaces_of(found) == ["default.users.ada"]
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, None, 0.0, [True]])
+def test_subtree_must_be_a_bool(memory: MemoryCoordinator, bad: object) -> None:
+    memory.store("tea", layer="semantic")
+    with pytest.raises(InvalidInputError, match="subtree"):
+        memory.find(subtree=bad)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="subtree"):
+        memory.recall("tea", subtree=bad)  # type: ignore[arg-type]
