@@ -8,6 +8,7 @@ import threading
 import pytest
 
 from zenbrain import InvalidInputError, MemoryCoordinator
+from zenbrain.memory import recall as recall_pipeline
 from zenbrain.types import RecallResult
 
 
@@ -270,3 +271,15 @@ def test_subtree_must_be_a_bool(memory: MemoryCoordinator, bad: object) -> None:
         memory.find(subtree=bad)  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="subtree"):
         memory.recall("tea", subtree=bad)  # type: ignore[arg-type]
+
+
+def test_recall_subtree_refuses_more_memories_than_it_scores(
+    memory: MemoryCoordinator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recall_pipeline, "MAX_FILTERED_POOL", 3)
+    _store_in(memory, ["team.a", "team.b", "team.c"])
+    team = memory.for_namespace("team")
+    assert len(team.recall("tea", subtree=True, layers=["semantic"])) == 3
+    _store_in(memory, ["team.d"])
+    with pytest.raises(InvalidInputError, match="narrow it"):
+        team.recall("tea", subtree=True, layers=["semantic"])

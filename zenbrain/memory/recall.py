@@ -226,12 +226,12 @@ class _LayerSearch:
                 f"a subtree recall scores every memory it reads, and the {layer} layer holds "
                 f"{len(rows)} (at most {MAX_FILTERED_POOL}): narrow it with where or context"
             )
-        documents = [set(content_tokens(row_indexed_text(row))) for row in rows]
+        tokens = [content_tokens(row_indexed_text(row)) for row in rows]
+        documents = [set(words) for words in tokens]
         weights = {
             term: idf(len(rows), sum(term in doc for doc in documents)) for term in set(self.terms)
         }
-        lengths = [len(content_tokens(row_indexed_text(row))) for row in rows]
-        average_length = sum(lengths) / len(lengths) if lengths else None
+        average_length = sum(map(len, tokens)) / len(tokens) if tokens else None
         cosines: dict[int, float] = {}
         if self.query_vector is not None and rows:
             cosines = self.repo.cosines(conn, [int(row.pk) for row in rows], self.query_vector)
