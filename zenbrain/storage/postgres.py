@@ -18,7 +18,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 from zenbrain.errors import MissingDependencyError, StorageError
 from zenbrain.storage.dialect import POSTGRES_MIGRATION_LOCK
 from zenbrain.storage.indexes import IndexedText, IndexedVector, ScopeStatistics
-from zenbrain.storage.scopes import count_memories, scope_tokens, scoped_terms
+from zenbrain.storage.scopes import count_memories, scope_statistics, scope_tokens, scoped_terms
 
 __all__ = ["PostgresLexicalIndex", "PostgresVectorIndex", "deferred_hnsw", "open_postgres"]
 
@@ -332,17 +332,16 @@ class PostgresLexicalIndex:
         ).all()
         sizes = {str(r[0]): (int(r[1]), int(r[2])) for r in rows if r[3] is None}
         found = {str(r[0]): int(r[1]) for r in rows if r[3] is not None}
-        result = {}
-        for layer, scope in scopes.items():
-            docs, length = sizes.get(layer, (0, 0))
-            average = length / docs if docs > 0 else 0.0
-            if context is None:
-                frequencies = {term: found.get(scope + term, 0) for term in wanted}
-            else:
-                frequencies = self.document_frequencies(conn, namespace, layer, wanted, context)
-                docs = count_memories(conn, namespace, layer, context)
-            result[layer] = ScopeStatistics(docs, average, frequencies)
-        return result
+        return scope_statistics(
+            conn,
+            namespace,
+            scopes,
+            sizes,
+            found,
+            wanted,
+            context,
+            lambda layer: self.document_frequencies(conn, namespace, layer, wanted, context),
+        )
 
 
 class PostgresVectorIndex:

@@ -4,13 +4,14 @@ context in it) as opaque, fixed-length tokens, and index terms prefixed with the
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from sqlalchemy import Connection, func, select
 
+from zenbrain.storage.indexes import ScopeStatistics
 from zenbrain.storage.schema import memories
 
-__all__ = ["count_memories", "scope_tokens", "scoped_terms"]
+__all__ = ["count_memories", "scope_statistics", "scope_tokens", "scoped_terms"]
 
 
 def _hash_token(prefix: str, *parts: str) -> str:
@@ -40,3 +41,29 @@ def count_memories(conn: Connection, namespace: str, layer: str, context: str | 
     return int(
         conn.execute(select(func.count()).select_from(memories).where(*conditions)).scalar_one()
     )
+
+
+def scope_statistics(
+    conn: Connection,
+    namespace: str,
+    scopes: Mapping[str, str],
+    sizes: Mapping[str, tuple[int, int]],
+    found: Mapping[str, int],
+    wanted: Sequence[str],
+    context: str | None,
+    frequencies_in_context: Callable[[str], dict[str, int]],
+) -> dict[str, ScopeStatistics]:
+    """Each layer's BM25 statistics from what a back end read in bulk: ``sizes`` (layer to
+    memories and total length), ``found`` (scoped term to document count). Within a context
+    the counts come from ``frequencies_in_context(layer)`` and the memories are counted."""
+    result = {}
+    for layer, scope in scopes.items():
+        docs, length = sizes.get(layer, (0, 0))
+        average = length / docs if docs > 0 else 0.0
+        if context is None:
+            frequencies = {term: found.get(scope + term, 0) for term in wanted}
+        else:
+            frequencies = frequencies_in_context(layer)
+            docs = count_memories(conn, namespace, layer, context)
+        result[layer] = ScopeStatistics(docs, average, frequencies)
+    return result

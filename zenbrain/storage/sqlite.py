@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, bindparam, event, select, text
 
 from zenbrain.storage.indexes import IndexedText, ScopeStatistics
-from zenbrain.storage.scopes import count_memories, scope_tokens, scoped_terms
+from zenbrain.storage.scopes import count_memories, scope_statistics, scope_tokens, scoped_terms
 
 __all__ = [
     "SqliteLexicalIndex",
@@ -212,14 +212,13 @@ class SqliteLexicalIndex:
                     {"terms": keys},
                 )
             }
-        result = {}
-        for layer, scope in scopes.items():
-            docs, length = sizes.get(scope, (0, 0))
-            average = length / docs if docs > 0 else 0.0
-            if context is None:
-                frequencies = {term: found.get(scope + term, 0) for term in wanted}
-            else:
-                frequencies = self.document_frequencies(conn, namespace, layer, wanted, context)
-                docs = count_memories(conn, namespace, layer, context)
-            result[layer] = ScopeStatistics(docs, average, frequencies)
-        return result
+        return scope_statistics(
+            conn,
+            namespace,
+            scopes,
+            {layer: sizes.get(scope, (0, 0)) for layer, scope in scopes.items()},
+            found,
+            wanted,
+            context,
+            lambda layer: self.document_frequencies(conn, namespace, layer, wanted, context),
+        )
