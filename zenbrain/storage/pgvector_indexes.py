@@ -117,8 +117,8 @@ def _set_maintenance(conn: Connection, parallel_workers: int, maintenance_work_m
 
 def _build(conn: Connection, parallel_workers: int, maintenance_work_mem: str) -> None:
     """Build the per-layer indexes in ``conn``'s transaction with the given maintenance
-    settings (``SET LOCAL``: they end with the transaction), then refresh the planner's
-    statistics of the loaded tables, which a large load leaves stale."""
+    settings (``SET LOCAL``: they end with the transaction), then merge the words' pending
+    list and refresh the planner's statistics, which a large load leaves stale."""
     _set_maintenance(conn, parallel_workers, maintenance_work_mem)
     tables = "zb_memories, zb_lexical"
     if _vector_table(conn):
@@ -126,6 +126,9 @@ def _build(conn: Connection, parallel_workers: int, maintenance_work_mem: str) -
         for layer in LAYER_INDEXES:
             conn.exec_driver_sql(_create_statement(layer))
         tables += ", zb_pgvectors"
+    # Words loaded meanwhile may wait in the GIN index's pending list, which every search
+    # reads sequentially until a vacuum merges it: merge it now.
+    conn.exec_driver_sql("SELECT gin_clean_pending_list('zb_lexical_terms'::regclass)")
     conn.exec_driver_sql(f"ANALYZE {tables}")
 
 

@@ -11,19 +11,22 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import URL, Connection, Engine, create_engine, event, make_url, text
 
-from zenbrain.errors import MissingDependencyError, StorageError
+from zenbrain.errors import InvalidInputError, MissingDependencyError, StorageError
 from zenbrain.storage.dialect import POSTGRES_MIGRATION_LOCK
 from zenbrain.storage.indexes import IndexedText, IndexedVector, ScopeStatistics
 from zenbrain.storage.pgvector_indexes import create_hnsw_indexes, layer_literal
 from zenbrain.storage.scopes import count_memories, scope_statistics, scope_tokens, scoped_terms
 
-__all__ = ["PostgresLexicalIndex", "PostgresVectorIndex", "open_postgres"]
+__all__ = ["POOL_DEFAULTS", "PostgresLexicalIndex", "PostgresVectorIndex", "open_postgres"]
 
 COPY_MIN_ROWS = 64
 """From this many rows a batch of vectors goes in with one binary ``COPY``."""
 MAX_EF_SEARCH = 1000
+POOL_DEFAULTS = {"pool_size": 8, "max_overflow": 8}
+"""Connections per engine: kept open, and opened on top under load (URL parameters)."""
+_POOL_MAX = 1000
 
 
 def open_postgres(url: str) -> tuple[Engine, PostgresLexicalIndex, PostgresVectorIndex]:
@@ -37,7 +40,8 @@ def open_postgres(url: str) -> tuple[Engine, PostgresLexicalIndex, PostgresVecto
         ) from exc
     if url.startswith("postgresql://") or url.startswith("postgres://"):
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
-    engine = create_engine(url, pool_pre_ping=True, pool_size=8, max_overflow=8)
+    target, pool = _pool_settings(url)
+    engine = create_engine(target, pool_pre_ping=True, **pool)
     _send_vectors_in_binary(engine)
     try:
         if not _has_pgvector(engine):  # present: nothing to write (a replica can open)
@@ -58,6 +62,28 @@ def open_postgres(url: str) -> tuple[Engine, PostgresLexicalIndex, PostgresVecto
             "CREATE EXTENSION (or ask an administrator to run CREATE EXTENSION vector once)."
         ) from exc
     return engine, PostgresLexicalIndex(), PostgresVectorIndex()
+
+
+def _pool_settings(url: str) -> tuple[URL, dict[str, int]]:
+    """The URL without zenbrain's own query parameters (``pool_size``, ``max_overflow``:
+    the connection pool's size), and those settings (defaults 8 and 8)."""
+    try:
+        parsed = make_url(url)
+    except Exception as exc:  # SQLAlchemy's ArgumentError, or a malformed port
+        raise StorageError(f"cannot parse the PostgreSQL URL: {exc}") from exc
+    pool = dict(POOL_DEFAULTS)
+    for name, smallest in (("pool_size", 1), ("max_overflow", 0)):
+        raw = parsed.query.get(name)
+        if raw is None:
+            continue
+        value = raw[-1] if isinstance(raw, tuple) else raw
+        if not value.isdigit() or not smallest <= int(value) <= _POOL_MAX:
+            raise InvalidInputError(
+                f"{name} in the PostgreSQL URL must be a whole number from {smallest} to "
+                f"{_POOL_MAX}, got {value!r}"
+            )
+        pool[name] = int(value)
+    return parsed.difference_update_query(POOL_DEFAULTS), pool
 
 
 def _has_pgvector(engine: Engine) -> bool:
