@@ -73,6 +73,15 @@ def test_a_read_only_server_opens_a_current_store_and_recalls(pg_url: str, reade
         found = replica.recall("which PostgreSQL does staging run", limit=3)
         assert found[0].content == "Anna's staging database runs PostgreSQL 17"
         assert replica.find(limit=100)
+        # Every call that only reads works there.
+        assert replica.health()
+        assert replica.namespaces() == ["anna"]
+        replica.core_blocks()
+        replica.core_context()
+        replica.review_queue()
+        replica.merge_candidates()
+        with pytest.raises(DatabaseNotWritableError, match="accepts only reads"):
+            replica.forget(found[0].id, found[0].layer)
         with pytest.raises(DatabaseNotWritableError, match="accepts only reads"):
             replica.store("a write sent to the replica")
     assert _memories(pg_url) == 21
