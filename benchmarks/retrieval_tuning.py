@@ -24,7 +24,8 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from functools import lru_cache
 from itertools import pairwise
 from pathlib import Path
@@ -164,9 +165,10 @@ class _Index:
     postings: dict[str, tuple[np.ndarray, np.ndarray]]  # term -> (doc indexes, tfs)
     lengths: np.ndarray
     average_length: float
+    times: tuple[datetime, ...] = ()  # when each memory was stored (its turn's time)
 
     @classmethod
-    def build(cls, docs: list[tuple[str, ...]]) -> _Index:
+    def build(cls, docs: list[tuple[str, ...]], times: Sequence[datetime] = ()) -> _Index:
         collected: dict[str, tuple[list[int], list[int]]] = {}
         for i, terms in enumerate(docs):
             for term, tf in Counter(terms).items():
@@ -179,15 +181,30 @@ class _Index:
         }
         lengths = np.array([len(d) for d in docs], dtype=np.float64)
         average = float(lengths.mean()) if len(docs) else 0.0
-        return cls(docs, postings, lengths, average)
+        return cls(docs, postings, lengths, average, tuple(times))
 
-    def weights(self, terms: Sequence[str], lucene: bool) -> dict[str, float]:
+    def weights(self, terms: Sequence[str], lucene: bool, known_only: bool) -> dict[str, float]:
         n = len(self.docs)
         out = {}
         for term in dict.fromkeys(terms):
             df = len(self.postings[term][0]) if term in self.postings else 0
+            if df == 0 and known_only:
+                continue
             out[term] = math.log1p((n - df + 0.5) / (df + 0.5)) if lucene else ranking.idf(n, df)
         return out
+
+    def with_neighbours(
+        self, scores: Mapping[int, float], weight: float, gap: timedelta
+    ) -> dict[int, float]:
+        """:func:`zenbrain.ranking.with_neighbours` over these candidates, memories stored in
+        haystack order (so a memory's key is its position) at their turn's time."""
+        if weight <= 0 or not scores:
+            return dict(scores)
+        docs = list(scores)
+        lifted = ranking.with_neighbours(
+            [(scores[d], d, self.times[d]) for d in docs], weight=weight, gap=gap
+        )
+        return dict(zip(docs, lifted, strict=True))
 
     def candidates(self, terms: Sequence[str], pool: int = POOL) -> list[int]:
         scores = np.zeros(len(self.docs))
@@ -215,9 +232,16 @@ class LexicalVariant:
     coverage: bool = False  # the pre-BM25 score
     capped: bool = True  # False: plain BM25 over its supremum (k1 + 1) * sum(idf)
     lucene_idf: bool = False  # ln(1 + (N - df + 0.5) / (df + 0.5)) instead of ranking.idf
+    known_only: bool = True  # False: words no memory holds count in what a query can attain
+    neighbours: float = ranking.NEIGHBOUR_WEIGHT
+    gap: timedelta = ranking.CONVERSATION_GAP
+
+    def ranked(self, index: _Index, query: Sequence[str]) -> dict[int, float]:
+        """The scores recall ranks by: :meth:`score` with conversation neighbours."""
+        return index.with_neighbours(self.score(index, query), self.neighbours, self.gap)
 
     def score(self, index: _Index, query: Sequence[str]) -> dict[int, float]:
-        weights = index.weights(query, lucene=self.lucene_idf)
+        weights = index.weights(query, lucene=self.lucene_idf, known_only=self.known_only)
         scores = {}
         for doc in index.candidates(query):
             terms = index.docs[doc]
@@ -290,6 +314,8 @@ class FusionVariant:
     name: str
     kind: str  # convex | rrf | dbsf | minmax
     weight: float = ranking.SEMANTIC_WEIGHT
+    neighbours: float = ranking.NEIGHBOUR_WEIGHT  # on the fused score (0..1 kinds only)
+    known_only: bool = True  # the lexical score's attainable mass: see LexicalVariant
 
     def fuse(
         self,
@@ -371,10 +397,29 @@ def _tally(rankings: list[tuple[list[str], tuple[str, ...]]]) -> Tally:
     )
 
 
-DEFAULT_LEXICAL = "bm25 capped k1=1.2 b=0.75 prox=0.2 (default)"
+DEFAULT_LEXICAL = "bm25 capped k1=1.2 b=0.75 prox=0.2 neighbours=0.5 (default)"
 LEXICAL_VARIANTS: tuple[LexicalVariant, ...] = (
-    LexicalVariant("coverage 0.8/0.2 (before)", coverage=True),
+    LexicalVariant(
+        "coverage 0.8/0.2, every query word attainable, no neighbours (first release)",
+        coverage=True,
+        known_only=False,
+        neighbours=0.0,
+    ),
+    LexicalVariant(
+        "bm25 capped, every query word attainable, no neighbours (previous default)",
+        known_only=False,
+        neighbours=0.0,
+    ),
     LexicalVariant(DEFAULT_LEXICAL),
+    LexicalVariant("bm25 capped, every query word attainable", known_only=False),
+    LexicalVariant("bm25 capped, no neighbours", neighbours=0.0),
+    LexicalVariant("bm25 capped, neighbours=0.2", neighbours=0.2),
+    LexicalVariant("bm25 capped, neighbours=0.3", neighbours=0.3),
+    LexicalVariant("bm25 capped, neighbours=0.4", neighbours=0.4),
+    LexicalVariant("bm25 capped, neighbours=0.6", neighbours=0.6),
+    LexicalVariant("bm25 capped, neighbours at any time gap", gap=timedelta.max),
+    LexicalVariant("bm25 capped, neighbours within 5 min", gap=timedelta(minutes=5)),
+    LexicalVariant("bm25 capped, neighbours within 1 day", gap=timedelta(days=1)),
     LexicalVariant("bm25 uncapped (over (k1+1) sum idf)", capped=False),
     LexicalVariant("bm25 capped, Lucene IDF", lucene_idf=True),
     LexicalVariant("bm25 capped prox=0", proximity=0.0),
@@ -391,8 +436,21 @@ LEXICAL_VARIANTS: tuple[LexicalVariant, ...] = (
     LexicalVariant("bm25 capped, no stemming", stemmer="none"),
 )
 
-DEFAULT_FUSION = "convex w=0.35"
+DEFAULT_FUSION = "convex w=0.35, neighbours=0.5"
 FUSION_VARIANTS: tuple[FusionVariant, ...] = (
+    FusionVariant(
+        "convex w=0.35, every query word attainable, no neighbours (previous default)",
+        "convex",
+        0.35,
+        neighbours=0.0,
+        known_only=False,
+    ),
+    FusionVariant("convex w=0.35, every query word attainable", "convex", 0.35, known_only=False),
+    FusionVariant("convex w=0.35, no neighbours", "convex", 0.35, neighbours=0.0),
+    FusionVariant("convex w=0.35, neighbours=0.2", "convex", 0.35, neighbours=0.2),
+    FusionVariant("convex w=0.35, neighbours=0.3", "convex", 0.35, neighbours=0.3),
+    FusionVariant("convex w=0.35, neighbours=0.4", "convex", 0.35, neighbours=0.4),
+    FusionVariant("convex w=0.35, neighbours=0.6", "convex", 0.35, neighbours=0.6),
     FusionVariant("convex w=0.2", "convex", 0.2),
     FusionVariant("calibrated convex w=0.2", "calibrated", 0.2),
     FusionVariant("calibrated convex w=0.35", "calibrated", 0.35),
@@ -426,7 +484,9 @@ def _haystack_rankings(
     chosen: LexicalVariant,
     ceiling: float = 1.0,
 ) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
-    index = _Index.build([tokenize(t.text) for t in haystack.turns])
+    index = _Index.build(
+        [tokenize(t.text) for t in haystack.turns], [t.session_datetime for t in haystack.turns]
+    )
     ids = [t.dia_id for t in haystack.turns]
     questions = haystack.scorable_questions()
     lexical_out: dict[str, list[Any]] = {v.name: [] for v in variants}
@@ -434,7 +494,7 @@ def _haystack_rankings(
     for qi, question in enumerate(questions):
         terms = tokenize(question.question)
         for variant in variants:
-            scores = variant.score(index, terms)
+            scores = variant.ranked(index, terms)
             lexical_out[variant.name].append(
                 ([ids[d] for d in _top(scores, DEPTH)], question.evidence)
             )
@@ -444,10 +504,15 @@ def _haystack_rankings(
         sims = doc_matrix @ query_matrix[qi]
         top = np.argsort(-sims, kind="stable")[:POOL]
         cosines = {int(d): float(sims[d]) for d in top}
-        lexical = chosen.score(index, terms)
-        lexical = {d: lexical[d] for d in _top(lexical, POOL)}
+        lexical_by_known: dict[bool, dict[int, float]] = {}
+        for known_only in {f.known_only for f in fusions}:
+            found = replace(chosen, known_only=known_only).score(index, terms)
+            lexical_by_known[known_only] = {d: found[d] for d in _top(found, POOL)}
         for fusion in fusions:
+            lexical = lexical_by_known[fusion.known_only]
             fused = fusion.fuse(lexical, cosines, floor, ceiling)
+            if fusion.kind in ("convex", "calibrated"):
+                fused = index.with_neighbours(fused, fusion.neighbours, chosen.gap)
             fusion_out[fusion.name].append(
                 ([ids[d] for d in _top(fused, DEPTH)], question.evidence)
             )
