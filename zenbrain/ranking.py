@@ -61,10 +61,11 @@ B = 0.75
 PROXIMITY_WEIGHT = 0.2
 # docs/benchmarks.md, "Recall: how the defaults were chosen", table "Fusion".
 SEMANTIC_WEIGHT = 0.35
-# docs/benchmarks.md, "Recall: how the defaults were chosen", table "Conversation neighbours".
+# docs/benchmarks.md, "Recall: how the defaults were chosen", tables "Lexical score" and
+# "Fusion" (0.2 to 0.6 is a plateau; 0.5 its middle).
 NEIGHBOUR_WEIGHT = 0.5
 # Two memories stored one after the other this close in time belong to one conversation: the
-# usual gap that separates two visits in session analysis.
+# usual gap that separates two visits in session analysis, not fitted (same tables).
 CONVERSATION_GAP = timedelta(minutes=30)
 # Postings read for lexical candidates: bounds the cost of common words in a large store.
 CANDIDATE_POSTINGS = 20_000

@@ -98,7 +98,7 @@ def test_both_back_ends_rank_as_the_reference_score(store_location: str) -> None
         memory.store_many(
             [{"content": m, "layer": "episodic", "created_at": STORED_AT} for m in MEMORIES]
         )
-        for query in QUERIES + ("harbour festival parade zanzibar quixotic",):
+        for query in (*QUERIES, "harbour festival parade zanzibar quixotic"):
             found = memory.recall(query, layers=["episodic"], limit=10, min_score=0.01)
             assert [(r.content, r.score) for r in found] == _expected(query, MEMORIES), query
         # The long note mentions every query word, more than once, and still loses.
