@@ -46,6 +46,7 @@ from zenbrain.stages.base import (
 )
 from zenbrain.storage.schema import entities, entity_links, entity_mentions, memories
 from zenbrain.storage.timestamps import to_db
+from zenbrain.storage.writes import insert_many
 from zenbrain.types import SEARCHED_LAYERS, RecallResult
 
 __all__ = ["CrossContextStage", "MergeCandidate", "merge_candidates"]
@@ -113,7 +114,7 @@ class CrossContextStage(Stage):
                     fresh.setdefault((entity.key, context), entity.name)
             if fresh:
                 now = to_db(scope.now())
-                upsert(
+                insert_many(
                     conn,
                     entities,
                     [
@@ -126,19 +127,20 @@ class CrossContextStage(Stage):
                         }
                         for (key, context), name in fresh.items()
                     ],
-                    on=("namespace", "key", "context"),
+                    ignore_conflicts_on=("namespace", "key", "context"),
                 )
                 known = self._entity_pks(conn, scope, keys)
                 for key, context in fresh:
                     if context in scope.contexts:
                         self._link(conn, scope, known[key, context], key, context)
-            upsert(
+            insert_many(
                 conn,
                 entity_mentions,
                 [
                     {"entity_pk": known[entity.key, context], "memory_pk": memory.pk}
                     for memory, context, entity in found
                 ],
+                ignore_conflicts_on=("entity_pk", "memory_pk"),
             )
         if previous:
             _delete_orphan_entities(conn, scope.namespace, list(set(previous)))

@@ -52,6 +52,7 @@ from zenbrain.storage.schema import (
 )
 from zenbrain.storage.subtree import in_subtree
 from zenbrain.storage.timestamps import to_db
+from zenbrain.storage.writes import insert_many
 from zenbrain.text import tokenize
 
 __all__ = ["Repository"]
@@ -185,7 +186,7 @@ class Repository:
             return []
         pks = self.database.allocate_keys(conn, len(items))
         rows = [self._memory_values(pk, item, now) for pk, item in zip(pks, items, strict=True)]
-        conn.execute(memories.insert(), rows)
+        insert_many(conn, memories, rows)
         fact_rows, procedure_rows, core_rows = [], [], []
         schedules: dict[datetime, dict[str, Any]] = {}
         for pk, item in zip(pks, items, strict=True):
@@ -220,12 +221,9 @@ class Repository:
                         "pinned": True,
                     }
                 )
-        if fact_rows:
-            conn.execute(facts.insert(), fact_rows)
-        if procedure_rows:
-            conn.execute(procedures.insert(), procedure_rows)
-        if core_rows:
-            conn.execute(core_blocks.insert(), core_rows)
+        insert_many(conn, facts, fact_rows)
+        insert_many(conn, procedures, procedure_rows)
+        insert_many(conn, core_blocks, core_rows)
         self._index(conn, list(zip(pks, items, strict=True)))
         return pks
 
