@@ -39,6 +39,7 @@ Deliberate differences from the original:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, NamedTuple
@@ -61,6 +62,7 @@ __all__ = [
     "emotional_weight",
     "is_emotionally_significant",
     "tag_emotion",
+    "tag_folded",
 ]
 
 BASE_AROUSAL: Final = 0.2
@@ -210,7 +212,13 @@ def _long_words(text: str) -> list[str]:
 
 def tag_emotion(text: str) -> EmotionalTag:
     """Score the affect of ``text`` (English or German); see the module docstring."""
-    words = _long_words(text)
+    return tag_folded(text, folded_words(check_text(text, "text")))
+
+
+def tag_folded(text: str, folded: Sequence[str]) -> EmotionalTag:
+    """:func:`tag_emotion` of ``text`` whose folded words (:func:`zenbrain.text.words`)
+    the caller has already: storing tokenises a text once for tagging and indexing."""
+    words = [w for w in folded if len(w) >= _MIN_WORD_LENGTH]
     pos_sum = neg_sum = arousal_sum = 0.0
     affect_hits = arousal_hits = 0
     significance_values: list[float] = []

@@ -275,6 +275,10 @@ def extract_entities(text: str) -> list[Entity]:
 
     found: dict[str, Entity] = {}
     for run, opening, previous in candidates:
+        if opening and len(run) == 1 and _fold_word(_clean(run[0])) not in inner_words:
+            # A lone sentence opener not seen capitalised inside a sentence: never a name
+            # (the most common candidate; the checks below would drop it too).
+            continue
         if len(run) > 1 and _fold_word(run[0]) in _GERMAN_DETERMINERS and german():
             previous, run, opening = run[0], run[1:], False
         if previous is not None and _fold_word(previous) in _GERMAN_DETERMINERS and german():

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, and_, delete, func, or_, select
+from sqlalchemy import Connection, and_, bindparam, delete, func, or_, select
 from sqlalchemy.orm import aliased
 
 from zenbrain._validation import check_positive_fraction
@@ -50,6 +50,14 @@ from zenbrain.storage.writes import insert_many
 from zenbrain.types import SEARCHED_LAYERS, RecallResult
 
 __all__ = ["CrossContextStage", "MergeCandidate", "merge_candidates"]
+
+
+# Built once: constructing the statement cost more than running it on a single store.
+_ENTITY_PKS = select(entities.c.pk, entities.c.key, entities.c.context).where(
+    entities.c.namespace == bindparam("namespace"),
+    entities.c.key.in_(bindparam("keys", expanding=True)),
+)
+_KEYS_PER_QUERY = 10_000  # well below SQLite's limit of bound parameters per statement
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,14 +100,20 @@ class CrossContextStage(Stage):
     def after_store(
         self, conn: Connection, scope: StageScope, stored: Sequence[StoredMemory]
     ) -> None:
-        pks = [memory.pk for memory in stored]
-        previous = list(
-            conn.execute(
-                select(entity_mentions.c.entity_pk).where(entity_mentions.c.memory_pk.in_(pks))
-            ).scalars()
-        )
+        # Only a core block is written again (new content for its label): every other
+        # stored memory has a fresh pk (keys are never reused), hence no mentions yet.
+        rewritten = [memory.pk for memory in stored if memory.layer == "core"]
+        previous: list[int] = []
+        if rewritten:
+            previous = list(
+                conn.execute(
+                    select(entity_mentions.c.entity_pk).where(
+                        entity_mentions.c.memory_pk.in_(rewritten)
+                    )
+                ).scalars()
+            )
         if previous:  # a core block's new content replaces its old mentions
-            conn.execute(delete(entity_mentions).where(entity_mentions.c.memory_pk.in_(pks)))
+            conn.execute(delete(entity_mentions).where(entity_mentions.c.memory_pk.in_(rewritten)))
         found = [
             (memory, memory.context or UNSCOPED, entity)
             for memory in stored
@@ -149,12 +163,15 @@ class CrossContextStage(Stage):
     def _entity_pks(
         conn: Connection, scope: StageScope, keys: set[str]
     ) -> dict[tuple[str, str], int]:
-        rows = conn.execute(
-            select(entities.c.pk, entities.c.key, entities.c.context).where(
-                entities.c.namespace == scope.namespace, entities.c.key.in_(list(keys))
-            )
-        ).all()
-        return {(str(row.key), str(row.context)): int(row.pk) for row in rows}
+        wanted = sorted(keys)
+        found: dict[tuple[str, str], int] = {}
+        for start in range(0, len(wanted), _KEYS_PER_QUERY):
+            chunk = wanted[start : start + _KEYS_PER_QUERY]
+            for pk, key, context in conn.execute(
+                _ENTITY_PKS, {"namespace": scope.namespace, "keys": chunk}
+            ):
+                found[str(key), str(context)] = int(pk)
+        return found
 
     def _link(
         self,

@@ -248,7 +248,11 @@ class Repository:
             conn,
             [
                 IndexedText(
-                    pk, self.namespace, item.layer, item.context, tokenize(item.indexed_text)
+                    pk,
+                    self.namespace,
+                    item.layer,
+                    item.context,
+                    tokenize(item.indexed_text) if item.terms is None else item.terms,
                 )
                 for pk, item in rows
             ],
