@@ -1,4 +1,4 @@
-"""Bulk inserts through the DB-API's ``executemany``.
+"""Bulk inserts through the DB-API's ``executemany``, and the rows a new memory writes.
 
 ``conn.execute(table.insert(), rows)`` runs every row through SQLAlchemy's parameter
 machinery, and ``insert().values([...])`` compiles one statement as long as the batch; both
@@ -12,14 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import Connection, Table
 
+from zenbrain.layers import semantic as fsrs_review
 from zenbrain.storage.dialect import upsert_insert
+from zenbrain.storage.records import NewMemory
+from zenbrain.storage.timestamps import to_db
 
-__all__ = ["insert_many"]
+__all__ = ["insert_many", "layer_rows", "memory_row"]
 
 _Processor = Callable[[Any], Any] | None
 _NOTHING = object()
@@ -104,3 +108,65 @@ def insert_many(
             tuple(values) if plan.positional else dict(zip(plan.names, values, strict=True))
         )
     conn.exec_driver_sql(plan.sql, params)
+
+
+def memory_row(
+    namespace: str, pk: int, item: NewMemory, now: datetime, stamps: dict[datetime, datetime]
+) -> dict[str, Any]:
+    """``item``'s row of ``zb_memories``; ``stamps`` caches stored forms of times."""
+    created = item.created_at or now
+    if created not in stamps:
+        stamps[created] = to_db(created)
+    if now not in stamps:
+        stamps[now] = to_db(now)
+    return {
+        "pk": pk,
+        "id": item.id,
+        "namespace": namespace,
+        "layer": item.layer,
+        "content": item.content,
+        "context": item.context,
+        "emotional_weight": item.emotional_weight,
+        "confidence": item.confidence,
+        "source": item.source,
+        "metadata": item.metadata,
+        "created_at": stamps[created],
+        "updated_at": stamps[now],
+    }
+
+
+def layer_rows(
+    namespace: str, pairs: Sequence[tuple[int, NewMemory]], now: datetime
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The side-table rows of new memories: a fact's first review schedule, a procedure's
+    steps and statistics, a core block's label."""
+    fact_rows: list[dict[str, Any]] = []
+    procedure_rows: list[dict[str, Any]] = []
+    core_rows: list[dict[str, Any]] = []
+    schedules: dict[datetime, tuple[dict[str, Any], datetime]] = {}
+    for pk, item in pairs:
+        if item.layer == "semantic":
+            created = item.created_at or now
+            if created not in schedules:  # a batch shares one creation time: schedule once
+                first = fsrs_review.first_schedule(created)
+                schedules[created] = first, to_db(datetime.fromisoformat(first["due"]))
+            card, due = schedules[created]
+            fact_rows.append({"memory_pk": pk, "namespace": namespace, "due": due, "card": card})
+        elif item.layer == "procedural":
+            procedure_rows.append(
+                {
+                    "memory_pk": pk,
+                    "namespace": namespace,
+                    "trigger": item.content[:200],
+                    "steps": item.steps,
+                    "tools": item.tools,
+                    "outcome": item.outcome,
+                    "success_rate": 1.0,
+                    "execution_count": 1,
+                }
+            )
+        elif item.layer == "core":
+            core_rows.append(
+                {"memory_pk": pk, "namespace": namespace, "label": item.label, "pinned": True}
+            )
+    return fact_rows, procedure_rows, core_rows
