@@ -99,7 +99,13 @@ def tokenize(text: str) -> list[str]:
 
 def terms_of_words(folded: Sequence[str]) -> list[str]:
     """:func:`tokenize` of a text whose :func:`words` the caller has already."""
-    return [stem(t) for t in folded if len(t) >= 2 and t not in STOPWORDS]
+    return [term for term in map(_term, folded) if term]
+
+
+@lru_cache(maxsize=65536)
+def _term(word: str) -> str:
+    """A folded word's index term, or "" for a word the index leaves out."""
+    return stem(word) if len(word) >= 2 and word not in STOPWORDS else ""
 
 
 @lru_cache(maxsize=4096)

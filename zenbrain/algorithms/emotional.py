@@ -258,7 +258,8 @@ def tag_folded(text: str, folded: Sequence[str]) -> EmotionalTag:
         arousal_hits += 1
 
     if affect_hits:
-        words = sum(1 for w in folded if len(w) >= _MIN_WORD_LENGTH)
+        # Words are never empty: the long ones are all but those of a single letter.
+        words = len(folded) - list(map(len, folded)).count(1)
         coverage = min(affect_hits / words, 0.5)
         sentiment = ((pos_sum - neg_sum) / affect_hits) * (0.5 + coverage)
     else:
