@@ -16,6 +16,7 @@ from sqlalchemy import event, select
 from zenbrain import MemoryCoordinator
 from zenbrain.storage.database import Database, resolve_location
 from zenbrain.storage.schema import entities, facts, memories
+from zenbrain.storage.sqlite import PAGE_CACHE_KIB
 from zenbrain.storage.writes import insert_many
 from zenbrain.testing.postgres import fresh_database
 
@@ -200,3 +201,14 @@ def test_a_plain_store_skips_the_old_mentions_lookup(store_location: str) -> Non
         assert not any(
             s.lstrip().startswith("SELECT") and "FROM zb_entity_mentions" in s for s in statements
         )
+
+
+def test_sqlite_connections_get_a_page_cache_for_bulk_writes(tmp_path: Path) -> None:
+    # 2 MiB (SQLite's default) no longer holds the index pages a 100k-memory bulk write
+    # touches; each connection gets PAGE_CACHE_KIB instead.
+    with MemoryCoordinator(str(tmp_path / "cache.db")) as memory, memory.database.read() as conn:
+        pages = conn.exec_driver_sql("PRAGMA cache_size").scalar()
+        journal = conn.exec_driver_sql("PRAGMA journal_mode").scalar()
+        synchronous = conn.exec_driver_sql("PRAGMA synchronous").scalar()
+    assert pages == -PAGE_CACHE_KIB and PAGE_CACHE_KIB >= 16_384
+    assert (journal, synchronous) == ("wal", 1)  # durability unchanged: WAL, NORMAL
