@@ -212,3 +212,35 @@ def test_sqlite_connections_get_a_page_cache_for_bulk_writes(tmp_path: Path) -> 
         synchronous = conn.exec_driver_sql("PRAGMA synchronous").scalar()
     assert pages == -PAGE_CACHE_KIB and PAGE_CACHE_KIB >= 16_384
     assert (journal, synchronous) == ("wal", 1)  # durability unchanged: WAL, NORMAL
+
+
+def test_sqlite_index_rows_hold_the_scope_token_then_the_scoped_terms(tmp_path: Path) -> None:
+    from zenbrain.storage.indexes import IndexedText
+    from zenbrain.storage.scopes import scope_tokens, scoped_terms
+
+    rows = [
+        IndexedText(1, "ns", "semantic", None, ["kiel", "harbour", "kiel"]),
+        IndexedText(2, "ns", "semantic", "work", []),
+        IndexedText(3, "other", "episodic", "work", ["x"]),
+    ]
+    with MemoryCoordinator(str(tmp_path / "fts.db")) as memory:
+        db = memory.database
+        with db.write() as conn:
+            for row in rows:
+                conn.execute(memories.insert().values(memory_row_values(row.pk)))
+            db.lexical.add(conn, rows)
+        with db.read() as conn:
+            stored: dict[int, str] = dict(
+                conn.exec_driver_sql("SELECT rowid, terms FROM zb_fts").all()
+            )
+    for row in rows:
+        scope, _ = scope_tokens(row.namespace, row.layer, row.context)
+        assert stored[row.pk] == " ".join([scope, *scoped_terms(scope, row.terms)])
+
+
+def memory_row_values(pk: int) -> dict[str, Any]:
+    at = datetime(2031, 1, 1)
+    return {
+        "pk": pk, "id": f"fts-{pk}", "namespace": "ns", "layer": "semantic", "content": "x",
+        "metadata": {}, "created_at": at, "updated_at": at,
+    }  # fmt: skip

@@ -97,9 +97,15 @@ class SqliteLexicalIndex:
             return
         params = []
         changes: dict[str, tuple[int, int]] = {}
+        tokens: dict[tuple[str, str, str | None], tuple[str, str | None]] = {}
         for row in rows:
-            scope, ctx = scope_tokens(row.namespace, row.layer, row.context)
-            terms = " ".join([scope, *scoped_terms(scope, row.terms)])
+            where = (row.namespace, row.layer, row.context)
+            if where not in tokens:  # a batch has few scopes: hash each once
+                tokens[where] = scope_tokens(*where)
+            scope, ctx = tokens[where]
+            # The scope token, then each term prefixed with it (scoped_terms), in one join.
+            glue = " " + scope
+            terms = scope + glue + glue.join(row.terms) if row.terms else scope
             params.append((row.pk, ctx or "", terms))
             docs, length = changes.get(scope, (0, 0))
             changes[scope] = (docs + 1, length + len(row.terms))
