@@ -107,7 +107,9 @@ def insert_many(
         params.append(
             tuple(values) if plan.positional else dict(zip(plan.names, values, strict=True))
         )
-    conn.exec_driver_sql(plan.sql, params)
+    # One row (a single store()): a plain execute; executemany costs PostgreSQL's driver a
+    # pipeline round trip of its own.
+    conn.exec_driver_sql(plan.sql, params[0] if len(params) == 1 else params)
 
 
 def memory_row(
