@@ -18,9 +18,12 @@ Lexical score (0..1) of a memory for a query, both as index terms (:mod:`zenbrai
   and "Förde" far apart. A bounded bonus: it takes ``PROXIMITY_WEIGHT`` of the score.
 
 ``score = (1 - PROXIMITY_WEIGHT) * relevance + PROXIMITY_WEIGHT * proximity``; a one-word
-query has no pairs and its score is the relevance. With an embedding provider the lexical
-score and the cosine similarity are fused (:func:`fuse`). Results from a layer with no match
-come after every match with score 0.
+query has no pairs and its score is the relevance. The query's words are those some memory
+of the scope holds (:func:`query_weights`): a word no memory holds can be found by none, so
+it does not lower what every memory scores. With an embedding provider the lexical score
+and the cosine similarity are fused (:func:`fuse`). Then memories stored one after the other
+in one conversation lend each other relevance (:func:`with_neighbours`). Results from a
+layer with no match come after every match with score 0.
 
 Every default below cites the cross-dataset table that chose it: docs/benchmarks.md,
 section "Recall: how the defaults were chosen".
@@ -31,11 +34,14 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from itertools import pairwise
 
 __all__ = [
     "CANDIDATE_POSTINGS",
+    "CONVERSATION_GAP",
     "K1",
+    "NEIGHBOUR_WEIGHT",
     "PROXIMITY_WEIGHT",
     "SEMANTIC_WEIGHT",
     "B",
@@ -44,7 +50,9 @@ __all__ = [
     "idf",
     "lexical_score",
     "query_pairs",
+    "query_weights",
     "semantic_score",
+    "with_neighbours",
 ]
 
 # docs/benchmarks.md, "Recall: how the defaults were chosen", table "Lexical score".
@@ -53,6 +61,12 @@ B = 0.75
 PROXIMITY_WEIGHT = 0.2
 # docs/benchmarks.md, "Recall: how the defaults were chosen", table "Fusion".
 SEMANTIC_WEIGHT = 0.35
+# docs/benchmarks.md, "Recall: how the defaults were chosen", tables "Lexical score" and
+# "Fusion" (0.2 to 0.6 is a plateau; 0.5 its middle).
+NEIGHBOUR_WEIGHT = 0.5
+# Two memories stored one after the other this close in time belong to one conversation: the
+# usual gap that separates two visits in session analysis, not fitted (same tables).
+CONVERSATION_GAP = timedelta(minutes=30)
 # Postings read for lexical candidates: bounds the cost of common words in a large store.
 CANDIDATE_POSTINGS = 20_000
 
@@ -64,6 +78,14 @@ def idf(document_count: int, document_frequency: int) -> float:
     common words down harder and loses on every dataset (docs/benchmarks.md, "Recall: how
     the defaults were chosen", table "Lexical score")."""
     return math.log1p(max(document_count, 0) / (1 + max(document_frequency, 0)))
+
+
+def query_weights(document_count: int, frequencies: Mapping[str, int]) -> dict[str, float]:
+    """The IDF of each query term that some memory of the scope holds. A word no memory
+    holds cannot be found by any memory, so it is left out of what the query can attain:
+    1.0 means every query word the scope knows, whatever else the query says (a query that
+    quotes a whole dialogue would otherwise score every memory near 0)."""
+    return {term: idf(document_count, df) for term, df in frequencies.items() if df > 0}
 
 
 def query_pairs(query_terms: Sequence[str]) -> list[tuple[str, str]]:
@@ -84,6 +106,8 @@ def _proximity(
     present = set(pairwise(doc_sequence))
     total = hit = 0.0
     for a, b in pairs:
+        if a not in weights or b not in weights:
+            continue  # a pair with a word no memory holds stands in no memory
         weight = weights.get(a, 0.0) + weights.get(b, 0.0)
         total += weight
         if (a, b) in present:
@@ -159,3 +183,32 @@ def semantic_score(cosine: float, floor: float) -> float:
 def fuse(lexical: float, semantic: float, semantic_weight: float = SEMANTIC_WEIGHT) -> float:
     """One 0..1 score from a lexical and a semantic score."""
     return (1.0 - semantic_weight) * lexical + semantic_weight * semantic
+
+
+def with_neighbours(
+    scored: Sequence[tuple[float, int, datetime]],
+    *,
+    weight: float = NEIGHBOUR_WEIGHT,
+    gap: timedelta = CONVERSATION_GAP,
+) -> list[float]:
+    """Scores of candidates ``(score, key, created_at)`` with a share of their conversation
+    neighbours' relevance.
+
+    Two candidates are neighbours when they were stored one right after the other (keys
+    ``k`` and ``k + 1``) no more than ``gap`` apart: the turns of one conversation. A turn is
+    often relevant through the turn next to it (an answer to a question asked the turn
+    before, a detail of an event told over two turns), so each candidate gains ``weight``
+    times its better neighbour's score, on the share of the scale it has not yet reached
+    (``s + weight * n * (1 - s)``), which keeps every score within 0..1 and never lowers
+    one. Memories stored far apart in time, or with other memories stored between them,
+    lend each other nothing."""
+    by_key = {key: (score, created) for score, key, created in scored}
+    out = []
+    for score, key, created in scored:
+        best = 0.0
+        for other in (key - 1, key + 1):
+            found = by_key.get(other)
+            if found is not None and abs(found[1] - created) <= gap:
+                best = max(best, found[0])
+        out.append(score + weight * best * (1.0 - score) if best > 0 else score)
+    return out

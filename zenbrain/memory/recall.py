@@ -17,7 +17,14 @@ from zenbrain.layers.procedural import success_weighted
 from zenbrain.memory.find import check_match, check_subtree
 from zenbrain.memory.results import to_result
 from zenbrain.memory.scope import MemoryScope
-from zenbrain.ranking import candidate_terms, fuse, idf, lexical_score, semantic_score
+from zenbrain.ranking import (
+    candidate_terms,
+    fuse,
+    lexical_score,
+    query_weights,
+    semantic_score,
+    with_neighbours,
+)
 from zenbrain.stages.base import RecallRequest
 from zenbrain.storage.dialect import JsonScalar
 from zenbrain.storage.indexes import ScopeStatistics
@@ -191,7 +198,7 @@ class _LayerSearch:
         weights: dict[str, float] = {}
         average_length = None
         if lexical_pks and stats is not None:
-            weights = {term: idf(stats.documents, df) for term, df in stats.frequencies.items()}
+            weights = query_weights(stats.documents, stats.frequencies)
             average_length = stats.average_length
         scored: list[tuple[float, int, Row[Any]]] = []
         for order, pk in enumerate(candidate_pks):
@@ -201,6 +208,8 @@ class _LayerSearch:
             score = self._score(row, weights, average_length, cosines.get(pk, -1.0))
             if score > 0:
                 scored.append((score, order, row))
+        lifted = with_neighbours([(score, int(row.pk), row.created_at) for score, _, row in scored])
+        scored = [(new, order, row) for new, (_, order, row) in zip(lifted, scored, strict=True)]
         # Equal scores (a capped lexical score ties often): the newest memory first, the same
         # on every back end whatever order its index returned the candidates in.
         scored.sort(key=lambda item: (-item[0], -item[2].pk))
@@ -228,9 +237,9 @@ class _LayerSearch:
             )
         tokens = [content_tokens(row_indexed_text(row)) for row in rows]
         documents = [set(words) for words in tokens]
-        weights = {
-            term: idf(len(rows), sum(term in doc for doc in documents)) for term in set(self.terms)
-        }
+        weights = query_weights(
+            len(rows), {term: sum(term in doc for doc in documents) for term in set(self.terms)}
+        )
         average_length = sum(map(len, tokens)) / len(tokens) if tokens else None
         cosines: dict[int, float] = {}
         if self.query_vector is not None and rows:
@@ -313,9 +322,9 @@ def _working_results(
     working = scope.working
     slots = working.slots()
     documents = [content_tokens(slot.content) for slot in slots]
-    weights = {
-        term: idf(len(slots), sum(term in set(doc) for doc in documents)) for term in set(terms)
-    }
+    weights = query_weights(
+        len(slots), {term: sum(term in set(doc) for doc in documents) for term in set(terms)}
+    )
     average_length = sum(len(doc) for doc in documents) / len(documents) if documents else None
     scored = []
     for slot, doc in zip(slots, documents, strict=True):
