@@ -68,6 +68,7 @@ __all__ = [
 
 DEFAULT_SIZES = (1_000, 10_000, 100_000)
 DEFAULT_BACKENDS = ("sqlite", "postgres")
+MODES = ("lexical", "hybrid")
 DEFAULT_PEERS = ("fts5", "bm25s", "numpy", "chroma", "langgraph", "llamaindex", "mem0")
 CORPORA = ("synthetic", "locomo")
 DEFAULT_FLOOR_SIZES = (1_000_000,)
@@ -233,6 +234,7 @@ def run_benchmark(
     command: str = "",
     corpus_kind: str = "synthetic",
     isolate: bool = True,
+    modes: Sequence[str] = MODES,
 ) -> ScaleRun:
     """Measure every (system, size) pair; see the module docstring. With ``isolate`` each
     measurement runs in a forked child, so one system's memory never weighs on the next and
@@ -316,7 +318,7 @@ def run_benchmark(
         for name, size in tqdm(plan, desc="scale benchmark", unit="step"):
             if name.startswith("zenbrain-"):
                 backend = name.removeprefix("zenbrain-")
-                for hybrid in (False, True):
+                for hybrid in [mode == "hybrid" for mode in MODES if mode in modes]:
                     hook = profile_hook_for(size) if hybrid and backend == "sqlite" else None
                     measured = run_one(
                         partial(
@@ -392,6 +394,12 @@ def build_parser() -> argparse.ArgumentParser:
         "scanning every vector)",
     )
     parser.add_argument("--no-floor-sizes", action="store_true")
+    parser.add_argument(
+        "--modes",
+        type=_name_list(MODES),
+        default=list(MODES),
+        help="zenbrain's modes to measure (a 1M PostgreSQL load takes long: one mode at a time)",
+    )
     parser.add_argument("--peer-max-size", type=int, default=PEER_MAX_SIZE)
     parser.add_argument("--queries", type=int, default=RunSettings.queries)
     parser.add_argument("--single-stores", type=int, default=RunSettings.single_stores)
@@ -466,6 +474,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             seed=args.seed,
             corpus_kind=args.corpus,
             isolate=not args.no_isolate,
+            modes=args.modes,
             command=f"python -m benchmarks.scale {shown}".strip(),
         )
         if results is not None:

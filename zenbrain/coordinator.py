@@ -37,6 +37,7 @@ from zenbrain.stages import MergeCandidate, Stage
 from zenbrain.stages.cross_context import merge_candidates as list_merge_candidates
 from zenbrain.storage.backup import backup as backup_store
 from zenbrain.storage.database import Database
+from zenbrain.storage.pgvector_indexes import AsyncBulkLoad, BulkLoad, abulk_load, bulk_load
 from zenbrain.storage.repository import Repository
 from zenbrain.types import (
     ConsolidationReport,
@@ -240,6 +241,11 @@ class MemoryCoordinator:
             raise InvalidInputError(f"progress must be a callable(done, total), got {progress!r}")
         return backfill.embed_missing(self._scope, batch_size, progress)
 
+    def bulk_load(self, parallel_workers: int = 2, maintenance_work_mem: str = "1GB") -> BulkLoad:
+        """``with memory.bulk_load(): store_many(...)``: PostgreSQL's HNSW indexes are built
+        once at the block's end, with parallel workers (docs/postgres.md); SQLite: no-op."""
+        return bulk_load(self._db, parallel_workers, maintenance_work_mem)
+
     def health(self) -> Health:
         """Per-layer counts."""
         return health.health(self._scope)
@@ -415,6 +421,11 @@ class MemoryCoordinator:
         self, batch_size: int = 64, *, progress: Progress | None = None
     ) -> int:
         return await asyncio.to_thread(self.embed_missing, batch_size, progress=progress)
+
+    def abulk_load(
+        self, parallel_workers: int = 2, maintenance_work_mem: str = "1GB"
+    ) -> AsyncBulkLoad:
+        return abulk_load(self._db, parallel_workers, maintenance_work_mem)
 
     async def ahealth(self) -> Health:
         return await asyncio.to_thread(self.health)

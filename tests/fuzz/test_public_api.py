@@ -118,6 +118,8 @@ GOOD: dict[str, st.SearchStrategy[Any]] = {
     "role": st.sampled_from(["user", "assistant", "system"]),
     "session_id": st.sampled_from([None, "seed-session", "other-session"]),
     "core": st.sampled_from(["always", "matching"]),
+    "parallel_workers": st.integers(0, 4),
+    "maintenance_work_mem": st.sampled_from(["64MB", "128 MB", "1GB", "9999999TB"]),
     "batch_size": st.integers(1, 100),
     "namespace": st.sampled_from(["default", "tenant-b"]),
     "prefix": st.sampled_from(["", "ten"]),
@@ -183,6 +185,7 @@ SPECS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "clear_session": ((), ("session_id",)),
     "get": (("id",), ()),
     "embed_missing": ((), ("batch_size", "progress")),
+    "bulk_load": ((), ("parallel_workers", "maintenance_work_mem")),
     "for_namespace": (("namespace",), ()),
     "find": ((), ("metadata", "layers", "limit", "offset", "subtree")),
     "replace": (("match", "content"), ("layer", "context", "metadata")),
@@ -278,7 +281,14 @@ def _call(memory: MemoryCoordinator, method: str, args: dict[str, Any]) -> Calla
     function = getattr(memory, method)
     positional = [value for key, value in args.items() if key not in KEYWORD_ONLY]
     keywords = {key: value for key, value in args.items() if key in KEYWORD_ONLY}
+    if method == "bulk_load":  # a context manager: drive the drop and the rebuild too
+        return lambda: _enter_and_leave(function(*positional, **keywords))
     return lambda: function(*positional, **keywords)
+
+
+def _enter_and_leave(manager: Any) -> None:
+    with manager:
+        pass
 
 
 # Parameters that arrive with the coordinator's split into zenbrain/memory/ ("Architecture").

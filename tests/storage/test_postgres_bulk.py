@@ -1,21 +1,28 @@
-"""PostgreSQL bulk loading: batches of vectors go in by binary COPY, and the HNSW index can
-be dropped for a load and built once after it, on the real server."""
+"""PostgreSQL bulk loading on the real server: batches of vectors go in by binary COPY,
+``bulk_load`` drops the per-layer HNSW indexes for a load and builds them once after it
+(parallel maintenance workers), and a layer's search walks that layer's own index."""
 
 from __future__ import annotations
 
+import asyncio
+import re
 from collections.abc import Iterator
 
 import numpy as np
+import psycopg
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 
 from zenbrain import MemoryCoordinator
-from zenbrain.errors import StorageError
+from zenbrain.errors import InvalidInputError, StorageError
 from zenbrain.providers import HashingEmbedder
-from zenbrain.storage.postgres import COPY_MIN_ROWS, deferred_hnsw
+from zenbrain.storage.pgvector_indexes import LAYER_INDEXES
+from zenbrain.storage.postgres import COPY_MIN_ROWS
 from zenbrain.testing.postgres import fresh_database
 
 pytestmark = pytest.mark.postgres
+
+PER_LAYER = set(LAYER_INDEXES.values())
 
 
 @pytest.fixture
@@ -24,11 +31,15 @@ def pg_url(postgres_url: str) -> Iterator[str]:
         yield url
 
 
-def _hnsw_present(memory: MemoryCoordinator) -> bool:
+def _hnsw_indexes(memory: MemoryCoordinator) -> set[str]:
     with memory.database.engine.connect() as conn:
-        return bool(
-            conn.execute(text("SELECT to_regclass('zb_pgvectors_hnsw') IS NOT NULL")).scalar()
+        rows = conn.execute(
+            text(
+                "SELECT indexname FROM pg_indexes WHERE tablename = 'zb_pgvectors' "
+                "AND indexdef LIKE '%USING hnsw%'"
+            )
         )
+        return {str(r[0]) for r in rows}
 
 
 def _array(value: object) -> np.ndarray:
@@ -63,41 +74,167 @@ def test_copy_batches_store_the_same_vectors(pg_url: str) -> None:
         assert np.allclose(matrix, expected, atol=1e-6)
 
 
-def test_deferred_hnsw_rebuilds_the_index_after_the_load(pg_url: str) -> None:
+def test_a_new_store_has_one_hnsw_index_per_searched_layer(pg_url: str) -> None:
+    with MemoryCoordinator(pg_url, embedder=HashingEmbedder(dimension=32)) as memory:
+        assert _hnsw_indexes(memory) == PER_LAYER
+
+
+def test_bulk_load_builds_the_indexes_after_the_load(pg_url: str) -> None:
     embedder = HashingEmbedder(dimension=32)
     with MemoryCoordinator(pg_url, embedder=embedder) as memory:
         memory.store("seed note so the vector table exists")
-        assert _hnsw_present(memory)
-        with deferred_hnsw(memory.database.engine, parallel_workers=1):
-            assert not _hnsw_present(memory)
+        with memory.bulk_load(parallel_workers=1, maintenance_work_mem="64MB"):
+            assert _hnsw_indexes(memory) == set()
             memory.store_many([f"loaded note {i} about topic{i % 7}" for i in range(300)])
-            # Searches still work while the index is gone (an exact scan).
+            # Searches still work while the indexes are gone (an exact scan).
             assert memory.recall("loaded note 42", layers=["semantic"], limit=1)
-        assert _hnsw_present(memory)
+        assert _hnsw_indexes(memory) == PER_LAYER
         top = memory.recall("loaded note 42 about topic0", layers=["semantic"], limit=1)
         assert top[0].content == "loaded note 42 about topic0"
+        with memory.database.engine.connect() as conn:
+            analyzed = conn.execute(
+                text("SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables "
+                     "WHERE relname = 'zb_pgvectors'")
+            ).scalar()  # fmt: skip
+        assert analyzed  # the planner's statistics were refreshed after the load
 
 
-def test_deferred_hnsw_rejects_a_malformed_memory_setting(pg_url: str) -> None:
-    with (
-        MemoryCoordinator(pg_url) as memory,
-        pytest.raises(StorageError),
-        deferred_hnsw(memory.database.engine, maintenance_work_mem="1GB; DROP TABLE x"),
-    ):
-        pass
+def test_bulk_load_rebuilds_the_indexes_when_the_block_fails(pg_url: str) -> None:
+    with MemoryCoordinator(pg_url, embedder=HashingEmbedder(dimension=32)) as memory:
+        with pytest.raises(RuntimeError), memory.bulk_load(parallel_workers=0):
+            memory.store("stored before the failure")
+            raise RuntimeError("the import failed half way")
+        assert _hnsw_indexes(memory) == PER_LAYER
 
 
-def test_opening_does_not_create_an_installed_extension(pg_url: str) -> None:
-    """A read-only session (as on a replica) can open the engine once pgvector exists."""
-    from zenbrain.storage.postgres import open_postgres
+@pytest.mark.parametrize(
+    ("workers", "memory_setting"),
+    [(-1, "1GB"), (65, "1GB"), (True, "1GB"), ("2", "1GB"), (2, "1GB; DROP TABLE x"), (2, 1)],
+)
+def test_bulk_load_rejects_bad_settings_before_dropping_anything(
+    pg_url: str, workers: object, memory_setting: object
+) -> None:
+    with MemoryCoordinator(pg_url, embedder=HashingEmbedder(dimension=32)) as memory:
+        with pytest.raises(InvalidInputError):
+            memory.bulk_load(workers, memory_setting)  # type: ignore[arg-type]
+        assert _hnsw_indexes(memory) == PER_LAYER
 
-    with MemoryCoordinator(pg_url):
-        pass  # installs the extension and the schema
-    separator = "&" if "?" in pg_url else "?"
-    read_only = f"{pg_url}{separator}options=-c%20default_transaction_read_only%3Don"
-    engine, _, _ = open_postgres(read_only)
-    try:
-        with engine.connect() as conn:
-            assert conn.exec_driver_sql("SHOW default_transaction_read_only").scalar() == "on"
-    finally:
-        engine.dispose()
+
+def test_bulk_load_with_a_size_the_server_refuses_drops_nothing(pg_url: str) -> None:
+    with MemoryCoordinator(pg_url, embedder=HashingEmbedder(dimension=32)) as memory:
+        with pytest.raises(StorageError), memory.bulk_load(2, "9999999TB"):
+            pytest.fail("the block must not run")
+        assert _hnsw_indexes(memory) == PER_LAYER
+
+
+def test_abulk_load_builds_the_indexes_after_the_load(pg_url: str) -> None:
+    async def load(memory: MemoryCoordinator) -> set[str]:
+        async with memory.abulk_load(parallel_workers=1):
+            await memory.astore_many([f"async note {i}" for i in range(100)])
+            during = _hnsw_indexes(memory)
+        return during
+
+    with MemoryCoordinator(pg_url, embedder=HashingEmbedder(dimension=32)) as memory:
+        assert asyncio.run(load(memory)) == set()
+        assert _hnsw_indexes(memory) == PER_LAYER
+
+
+def test_bulk_load_replaces_the_shared_index_of_older_stores(pg_url: str) -> None:
+    """Stores made before the per-layer indexes have one HNSW index over every layer: they
+    open and search as before, and a bulk load builds the per-layer indexes instead."""
+    with MemoryCoordinator(pg_url, embedder=HashingEmbedder(dimension=32)) as memory:
+        with memory.database.engine.begin() as conn:
+            for name in PER_LAYER:
+                conn.exec_driver_sql(f"DROP INDEX {name}")
+            conn.exec_driver_sql(
+                "CREATE INDEX zb_pgvectors_hnsw ON zb_pgvectors "
+                "USING hnsw (embedding vector_cosine_ops)"
+            )
+        memory.store("an older store's note about kayaks")
+    with MemoryCoordinator(pg_url, embedder=HashingEmbedder(dimension=32)) as memory:
+        assert _hnsw_indexes(memory) == {"zb_pgvectors_hnsw"}
+        assert memory.recall("kayaks", limit=1)[0].content == "an older store's note about kayaks"
+        with memory.bulk_load():
+            pass
+        assert _hnsw_indexes(memory) == PER_LAYER
+
+
+def test_bulk_load_on_sqlite_changes_nothing_and_still_checks_its_settings(
+    tmp_path: object,
+) -> None:
+    with MemoryCoordinator(f"{tmp_path}/memory.db") as memory:
+        with memory.bulk_load():
+            memory.store("a note in a file")
+        assert memory.recall("note", limit=1)
+        with pytest.raises(InvalidInputError):
+            memory.bulk_load(maintenance_work_mem="lots")
+
+
+def test_a_layer_search_uses_its_own_index_even_as_a_prepared_statement(pg_url: str) -> None:
+    """The statement the vector search runs names its layer as a literal, so PostgreSQL's
+    plan (a generic one included, as used for prepared statements) reads that layer's
+    partial index instead of filtering a graph of every layer."""
+    embedder = HashingEmbedder(dimension=32)
+    with MemoryCoordinator(pg_url, embedder=embedder) as memory:
+        memory.store_many(
+            [{"content": f"episode {i} at the lake", "layer": "episodic"} for i in range(20)]
+            + [{"content": f"fact {i} about rivers", "layer": "semantic"} for i in range(80)]
+        )
+        captured: list[tuple[str, dict[str, object]]] = []
+
+        def capture(_c: object, _cur: object, statement: str, params: object, *_: object) -> None:
+            if "<=>" in statement and isinstance(params, dict):
+                captured.append((statement, dict(params)))
+
+        event.listen(memory.database.engine, "before_cursor_execute", capture)
+        try:
+            memory.recall("episode at the lake", layers=["episodic"], limit=3)
+        finally:
+            event.remove(memory.database.engine, "before_cursor_execute", capture)
+        assert captured, "the recall ran no vector search"
+        statement, params = captured[0]
+        names = list(dict.fromkeys(re.findall(r"%\((\w+)\)s", statement)))
+        for number, name in enumerate(names, 1):
+            statement = statement.replace(f"%({name})s", f"${number}")
+        raw = memory.database.engine.raw_connection()
+        try:
+            # Client-side binding: EXPLAIN EXECUTE is a utility statement, which takes no
+            # server-side parameters.
+            cursor = psycopg.ClientCursor(raw.driver_connection)  # type: ignore[arg-type]
+            cursor.execute("SET plan_cache_mode = force_generic_plan")
+            # A tiny table would be scanned and sorted rather than searched through a graph.
+            cursor.execute("SET enable_seqscan = off")
+            cursor.execute("SET enable_sort = off")
+            types = [{"q": "vector", "limit": "bigint"}.get(n, "text") for n in names]
+            cursor.execute(f"PREPARE layer_search({', '.join(types)}) AS {statement}")
+            marks = ", ".join(f"%s::{kind}" for kind in types)
+            cursor.execute(f"EXPLAIN EXECUTE layer_search({marks})", [params[n] for n in names])
+            plan = "\n".join(str(row[0]) for row in cursor.fetchall())
+        finally:
+            raw.close()
+        assert LAYER_INDEXES["episodic"] in plan, plan
+
+
+def test_search_settings_are_sent_once_per_transaction(pg_url: str) -> None:
+    with MemoryCoordinator(pg_url, embedder=HashingEmbedder(dimension=32)) as memory:
+        memory.store_many(
+            [{"content": f"episode {i}", "layer": "episodic"} for i in range(5)]
+            + [{"content": f"fact {i}", "layer": "semantic"} for i in range(5)]
+        )
+        statements: list[str] = []
+
+        def capture(_c: object, _cur: object, statement: str, *_: object) -> None:
+            statements.append(statement)
+
+        event.listen(memory.database.engine, "before_cursor_execute", capture)
+        try:
+            memory.recall("episode fact", layers=["episodic", "semantic"], limit=3)
+            memory.recall("episode fact", layers=["episodic", "semantic"], limit=300)
+        finally:
+            event.remove(memory.database.engine, "before_cursor_execute", capture)
+        settings = [s for s in statements if "hnsw.ef_search" in s]
+        searches = [s for s in statements if "<=>" in s]
+        assert len(searches) == 4
+        assert len(settings) == 2  # one per recall (transaction), not one per layer
+        # The wider pool of the second recall, at most the 1,000 pgvector accepts.
+        assert "'1000'" in settings[1]

@@ -85,6 +85,12 @@ def storage_error(exc: BaseException, action: str, where: str) -> ZenbrainError:
             f"write lock for more than {BUSY_TIMEOUT_MS // 1000} s ({message}). Retry when "
             "that process has finished its write."
         )
+    if "read-only transaction" in lowered:  # PostgreSQL: a replica or a read-only role
+        return DatabaseNotWritableError(
+            f"{action} the zenbrain database at {where} failed: the server accepts only reads "
+            f"there ({message}): a read replica, or default_transaction_read_only is on. "
+            "Send writes to the primary (docs/postgres.md)."
+        )
     if any(marker in lowered for marker in _NOT_WRITABLE):
         return DatabaseNotWritableError(
             f"cannot write the zenbrain database at {where}: {message}. Check that the file "

@@ -72,6 +72,8 @@ class Database(Protocol):
     @property
     def safe_url(self) -> str: ...
 
+    def read(self) -> AbstractContextManager[Connection]: ...
+
     def write(self) -> AbstractContextManager[Connection]: ...
 
 
@@ -226,11 +228,50 @@ def _locked(db: Database) -> Iterator[Connection]:
         yield conn
 
 
+_DERIVED_POSTGRES_TABLES = ("zb_lexical", "zb_lexical_counts", "zb_lexical_terms_df")
+
+
+def _current_on_read_only_server(db: Database, where: str) -> bool:
+    """True when ``db`` is a PostgreSQL server that accepts only reads (a hot standby, or a
+    role or database with ``default_transaction_read_only``) and its store is current, so
+    opening needs no write; a read-only server whose store is missing or older fails with a
+    message saying to open it once where writes are accepted."""
+    from zenbrain.text import TEXT_VERSION
+
+    if db.dialect != "postgresql":
+        return False
+    with db.read() as conn:
+        if conn.exec_driver_sql("SHOW transaction_read_only").scalar() != "on":
+            return False
+        tables = [meta.name, migrations_table.name, *_DERIVED_POSTGRES_TABLES]
+        present = all(
+            conn.execute(text("SELECT to_regclass(:name) IS NOT NULL"), {"name": name}).scalar()
+            for name in tables
+        )
+        current = (
+            present
+            and _stored_version(conn, where) == SCHEMA_VERSION
+            and set(applied_migrations(conn)) >= {step.name for step in MIGRATIONS}
+            and _get_meta(conn, "text_version") == str(TEXT_VERSION)
+        )
+    if not current:
+        raise StorageError(
+            f"the PostgreSQL server at {where} accepts only reads (a read replica, or "
+            "default_transaction_read_only is on), and the zenbrain store there is missing or "
+            f"older than this version (schema {SCHEMA_VERSION}): open it once on the primary "
+            "with this zenbrain version, then on the replica."
+        )
+    return True
+
+
 def migrate(db: Database) -> None:
-    """Create or upgrade the store behind ``db`` (see the module docstring)."""
+    """Create or upgrade the store behind ``db`` (see the module docstring). On a read-only
+    PostgreSQL server (a replica) a current store is opened without writing anything."""
     from zenbrain.text import TEXT_VERSION
 
     where = str(db.path or db.safe_url)
+    if _current_on_read_only_server(db, where):
+        return
     with _locked(db) as conn:
         meta.create(conn, checkfirst=True)
         migrations_table.create(conn, checkfirst=True)

@@ -6,32 +6,27 @@ Needs ``pip install 'zenbrain[postgres]'`` (psycopg 3 and pgvector) and a server
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import URL, Connection, Engine, create_engine, event, make_url, text
 
-from zenbrain.errors import MissingDependencyError, StorageError
+from zenbrain.errors import InvalidInputError, MissingDependencyError, StorageError
 from zenbrain.storage.dialect import POSTGRES_MIGRATION_LOCK
 from zenbrain.storage.indexes import IndexedText, IndexedVector, ScopeStatistics
+from zenbrain.storage.pgvector_indexes import create_hnsw_indexes, layer_literal
 from zenbrain.storage.scopes import count_memories, scope_statistics, scope_tokens, scoped_terms
 
-__all__ = ["PostgresLexicalIndex", "PostgresVectorIndex", "deferred_hnsw", "open_postgres"]
+__all__ = ["POOL_DEFAULTS", "PostgresLexicalIndex", "PostgresVectorIndex", "open_postgres"]
 
-HNSW_M = 16
-HNSW_EF_CONSTRUCTION = 64
 COPY_MIN_ROWS = 64
 """From this many rows a batch of vectors goes in with one binary ``COPY``."""
-_HNSW_INDEX = "zb_pgvectors_hnsw"
-_CREATE_HNSW = (
-    f"CREATE INDEX IF NOT EXISTS {_HNSW_INDEX} ON zb_pgvectors "
-    f"USING hnsw (embedding vector_cosine_ops) WITH (m = {HNSW_M}, "
-    f"ef_construction = {HNSW_EF_CONSTRUCTION})"
-)
+MAX_EF_SEARCH = 1000
+POOL_DEFAULTS = {"pool_size": 8, "max_overflow": 8}
+"""Connections per engine: kept open, and opened on top under load (URL parameters)."""
+_POOL_MAX = 1000
 
 
 def open_postgres(url: str) -> tuple[Engine, PostgresLexicalIndex, PostgresVectorIndex]:
@@ -45,18 +40,20 @@ def open_postgres(url: str) -> tuple[Engine, PostgresLexicalIndex, PostgresVecto
         ) from exc
     if url.startswith("postgresql://") or url.startswith("postgres://"):
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
-    engine = create_engine(url, pool_pre_ping=True, pool_size=8, max_overflow=8)
+    target, pool = _pool_settings(url)
+    engine = create_engine(target, pool_pre_ping=True, **pool)
     _send_vectors_in_binary(engine)
     try:
-        with engine.begin() as conn:
-            # Concurrent CREATE EXTENSION IF NOT EXISTS can still collide: serialise it
-            # with the migrations' lock, and skip it when the extension is there.
-            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({POSTGRES_MIGRATION_LOCK})")
-            present = conn.exec_driver_sql(
-                "SELECT 1 FROM pg_extension WHERE extname = 'vector'"
-            ).scalar()
-            if not present:
-                conn.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS vector")
+        if not _has_pgvector(engine):  # present: nothing to write (a replica can open)
+            with engine.begin() as conn:
+                # Concurrent CREATE EXTENSION IF NOT EXISTS can still collide: serialise
+                # it with the migrations' lock, and look again under the lock.
+                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({POSTGRES_MIGRATION_LOCK})")
+                present = conn.exec_driver_sql(
+                    "SELECT 1 FROM pg_extension WHERE extname = 'vector'"
+                ).scalar()
+                if not present:
+                    conn.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS vector")
     except Exception as exc:
         engine.dispose()
         raise StorageError(
@@ -65,6 +62,35 @@ def open_postgres(url: str) -> tuple[Engine, PostgresLexicalIndex, PostgresVecto
             "CREATE EXTENSION (or ask an administrator to run CREATE EXTENSION vector once)."
         ) from exc
     return engine, PostgresLexicalIndex(), PostgresVectorIndex()
+
+
+def _pool_settings(url: str) -> tuple[URL, dict[str, int]]:
+    """The URL without zenbrain's own query parameters (``pool_size``, ``max_overflow``:
+    the connection pool's size), and those settings (defaults 8 and 8)."""
+    try:
+        parsed = make_url(url)
+    except Exception as exc:  # SQLAlchemy's ArgumentError, or a malformed port
+        raise StorageError(f"cannot parse the PostgreSQL URL: {exc}") from exc
+    pool = dict(POOL_DEFAULTS)
+    for name, smallest in (("pool_size", 1), ("max_overflow", 0)):
+        raw = parsed.query.get(name)
+        if raw is None:
+            continue
+        value = raw[-1] if isinstance(raw, tuple) else raw
+        if not value.isdigit() or not smallest <= int(value) <= _POOL_MAX:
+            raise InvalidInputError(
+                f"{name} in the PostgreSQL URL must be a whole number from {smallest} to "
+                f"{_POOL_MAX}, got {value!r}"
+            )
+        pool[name] = int(value)
+    return parsed.difference_update_query(POOL_DEFAULTS), pool
+
+
+def _has_pgvector(engine: Engine) -> bool:
+    with engine.connect() as conn:
+        return bool(
+            conn.exec_driver_sql("SELECT 1 FROM pg_extension WHERE extname = 'vector'").scalar()
+        )
 
 
 def _send_vectors_in_binary(engine: Engine) -> None:
@@ -361,8 +387,23 @@ class PostgresLexicalIndex:
         )
 
 
+def _search_settings(conn: Connection, ef_search: int) -> None:
+    """Iterative HNSW scans (pgvector >= 0.8: a filtered scan would otherwise stop early)
+    and ``ef_search``, for this transaction, in one statement, and once per transaction:
+    a recall searches several layers in one transaction."""
+    transaction = conn.get_transaction()
+    if transaction is not None and conn.info.get("zb_hnsw_settings") == (transaction, ef_search):
+        return
+    conn.exec_driver_sql(
+        "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+        f"set_config('hnsw.ef_search', '{int(ef_search)}', true)"
+    )
+    conn.info["zb_hnsw_settings"] = (transaction, ef_search)
+
+
 class PostgresVectorIndex:
-    """A ``vector(dimension)`` column with an HNSW index (cosine), filtered by scope."""
+    """A ``vector(dimension)`` column with one HNSW index (cosine) per searched layer (see
+    :mod:`zenbrain.storage.pgvector_indexes`), filtered by namespace and context."""
 
     def __init__(self) -> None:
         self._ready = False
@@ -381,7 +422,7 @@ class PostgresVectorIndex:
             " namespace TEXT NOT NULL, layer TEXT NOT NULL, context TEXT,"
             f" embedding vector({int(dimension)}) NOT NULL)"
         )
-        conn.exec_driver_sql(_CREATE_HNSW)
+        create_hnsw_indexes(conn)
         conn.exec_driver_sql(
             "CREATE INDEX IF NOT EXISTS zb_pgvectors_scope ON zb_pgvectors (namespace, layer)"
         )
@@ -445,10 +486,11 @@ class PostgresVectorIndex:
     ) -> list[tuple[int, float]]:
         if not self._exists(conn):
             return []
-        # Filtered HNSW scans stop early unless iterative scans are on (pgvector >= 0.8).
-        conn.exec_driver_sql("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        conn.exec_driver_sql(f"SET LOCAL hnsw.ef_search = {max(40, int(limit))}")
-        where = "namespace = :namespace AND layer = :layer"
+        # pgvector accepts ef_search up to 1,000; an iterative scan goes on past it.
+        _search_settings(conn, min(MAX_EF_SEARCH, max(40, int(limit))))
+        # The layer as a literal, so that even a generic (prepared) plan uses its own index.
+        literal = layer_literal(layer)
+        where = f"namespace = :namespace AND layer = {literal or ':layer'}"
         if context is not None:
             where += " AND context = :context"
         rows = conn.execute(
@@ -477,39 +519,3 @@ class PostgresVectorIndex:
                 "WHERE m.namespace = :ns AND v.memory_pk IS NULL ORDER BY m.pk LIMIT :limit"
             )
         return [int(r[0]) for r in conn.execute(text(query), {"ns": namespace, "limit": limit})]
-
-
-@contextmanager
-def deferred_hnsw(
-    engine: Engine, *, parallel_workers: int = 2, maintenance_work_mem: str = "1GB"
-) -> Iterator[None]:
-    """Load many vectors without maintaining the HNSW index row by row.
-
-    Drops the HNSW index on entry and builds it again on exit, once, over everything that
-    was loaded, with ``parallel_workers`` parallel maintenance workers and
-    ``maintenance_work_mem`` for the build (the graph fits in memory: the build is then
-    several times faster than inserting into the index). Meanwhile vector searches still
-    work, by an exact scan. Use it around a bulk ``store_many`` on a store no one else is
-    searching heavily::
-
-        with deferred_hnsw(memory.database.engine):
-            for batch in batches:
-                memory.store_many(batch)
-    """
-    if not re.fullmatch(r"\d+\s*(kB|MB|GB)", maintenance_work_mem):
-        raise StorageError(
-            f"maintenance_work_mem must look like '1GB', got {maintenance_work_mem!r}"
-        )
-    workers = int(parallel_workers)
-    with engine.begin() as conn:
-        present = conn.exec_driver_sql("SELECT to_regclass('zb_pgvectors') IS NOT NULL").scalar()
-        if present:
-            conn.exec_driver_sql(f"DROP INDEX IF EXISTS {_HNSW_INDEX}")
-    try:
-        yield
-    finally:
-        with engine.begin() as conn:
-            if conn.exec_driver_sql("SELECT to_regclass('zb_pgvectors') IS NOT NULL").scalar():
-                conn.exec_driver_sql(f"SET LOCAL maintenance_work_mem = '{maintenance_work_mem}'")
-                conn.exec_driver_sql(f"SET LOCAL max_parallel_maintenance_workers = {workers}")
-                conn.exec_driver_sql(_CREATE_HNSW)
