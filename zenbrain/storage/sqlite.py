@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, Engine, bindparam, event, select, text
@@ -16,6 +16,10 @@ __all__ = [
 ]
 
 BUSY_TIMEOUT_MS = 30_000
+# One scope's best keys by FTS5's BM25 (the context column weighs nothing).
+_CANDIDATES = (
+    "SELECT rowid FROM zb_fts WHERE zb_fts MATCH ? ORDER BY bm25(zb_fts, 0.0, 1.0) LIMIT ?"
+)
 
 
 def configure_sqlite_engine(engine: Engine, *, wal: bool) -> None:
@@ -140,14 +144,34 @@ class SqliteLexicalIndex:
     ) -> list[int]:
         if not terms:
             return []
-        rows = conn.execute(
-            text(
-                "SELECT rowid FROM zb_fts WHERE zb_fts MATCH :match "
-                "ORDER BY bm25(zb_fts, 0.0, 1.0) LIMIT :limit"
-            ),
-            {"match": self._match(namespace, layer, context, terms), "limit": limit},
+        rows = conn.exec_driver_sql(
+            _CANDIDATES, (self._match(namespace, layer, context, terms), limit)
         )
         return [int(r[0]) for r in rows]
+
+    def candidates_by_layer(
+        self,
+        conn: Connection,
+        namespace: str,
+        terms_by_layer: Mapping[str, Sequence[str]],
+        context: str | None,
+        limit: int,
+    ) -> dict[str, list[int]]:
+        found: dict[str, list[int]] = {layer: [] for layer in terms_by_layer}
+        layers = [layer for layer, terms in terms_by_layer.items() if terms]
+        if not layers:
+            return found
+        # Each layer's query is the one :meth:`candidates` runs, as a subquery: UNION ALL
+        # returns them one after the other, each in its own order.
+        statement = " UNION ALL ".join(
+            f"SELECT {position}, rowid FROM ({_CANDIDATES})" for position in range(len(layers))
+        )
+        params: list[Any] = []
+        for layer in layers:
+            params += [self._match(namespace, layer, context, terms_by_layer[layer]), limit]
+        for position, pk in conn.exec_driver_sql(statement, tuple(params)):
+            found[layers[position]].append(int(pk))
+        return found
 
     def document_count(
         self, conn: Connection, namespace: str, layer: str, context: str | None
