@@ -168,8 +168,9 @@ class _LayerSearch:
         self.match = match
         self.floor = scope.embedding.similarity_floor if scope.embedding else 0.0
         self.statistics: dict[str, ScopeStatistics] = {}
-        # Read ahead for every searched layer at once (no metadata filter, no subtree).
-        self.candidates: dict[str, tuple[list[int], dict[int, float]]] = {}
+        # Read ahead for every searched layer at once (no metadata filter, no subtree):
+        # each layer's best (score, pk), and their rows.
+        self.ranked: dict[str, list[tuple[float, int]]] = {}
         self.rows: dict[int, Row[Any]] = {}
 
     def read_statistics(self, conn: Connection, layers: Sequence[str]) -> None:
@@ -182,7 +183,8 @@ class _LayerSearch:
 
     def read_candidates(self, conn: Connection, layers: Sequence[str]) -> None:
         """Without a metadata filter, every searched layer's candidates come from one
-        lexical statement (and the vector index), and their rows from one read."""
+        lexical statement (and the vector index); they are scored on the terms the index
+        keeps for them, and only the rows of the best are read (in one statement)."""
         if not layers or self.subtree or self.match is not None:
             return
         pool = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * self.limit)
@@ -195,7 +197,7 @@ class _LayerSearch:
         lexical = self.index.lexical.candidates_by_layer(
             conn, namespace, terms_by_layer, context, pool
         )
-        every: dict[int, None] = {}
+        found: dict[str, tuple[list[int], dict[int, float]]] = {}
         for layer in layers:
             cosines: dict[int, float] = {}
             if self.query_vector is not None:
@@ -203,10 +205,39 @@ class _LayerSearch:
                     conn, namespace, layer, self.query_vector, context, pool
                 )
                 cosines = dict(nearest)
-            self.candidates[layer] = (lexical[layer], cosines)
-            every.update(dict.fromkeys(lexical[layer]))
-            every.update(dict.fromkeys(cosines))
-        self.rows = self.repo.rows_by_pk(conn, list(every))
+            found[layer] = (lexical[layer], cosines)
+        every = [pk for pks, cosines in found.values() for pk in dict.fromkeys([*pks, *cosines])]
+        stored = self.index.lexical.indexed_terms(conn, every) or {}
+        # Procedures are weighted by their success rate, which only their rows hold.
+        unstored = [
+            pk
+            for layer, (pks, cosines) in found.items()
+            for pk in dict.fromkeys([*pks, *cosines])
+            if layer == "procedural" or pk not in stored
+        ]
+        rows = self.repo.rows_by_pk(conn, unstored)
+        best: dict[int, None] = {}
+        for layer, (pks, cosines) in found.items():
+            query, average_length = self._lexical_query(layer, pks)
+            scored: list[tuple[float, int]] = []
+            for pk in dict.fromkeys([*pks, *cosines]):
+                row = rows.get(pk)
+                if row is not None:
+                    score = self._score(row, query, average_length, cosines.get(pk, -1.0))
+                elif pk in stored and layer != "procedural":
+                    score = self._terms_score(
+                        stored[pk], query, average_length, cosines.get(pk, -1.0)
+                    )
+                else:
+                    continue
+                if score > 0:
+                    scored.append((score, pk))
+            # Equal scores: the newest memory first, as in :meth:`_rank`.
+            scored.sort(key=lambda item: (-item[0], -item[1]))
+            self.ranked[layer] = scored[: self.limit]
+            best.update((pk, None) for _, pk in self.ranked[layer] if pk not in rows)
+        rows.update(self.repo.rows_by_pk(conn, list(best)))
+        self.rows = rows
 
     def layer(
         self, conn: Connection, layer: str
@@ -215,9 +246,15 @@ class _LayerSearch:
         (the layer's newest memories, as a read to run only if they are shown)."""
         if self.subtree:
             return self._subtree_layer(conn, layer)
-        if layer in self.candidates:
-            read_ahead, nearest = self.candidates[layer]
-            return self._rank(conn, layer, read_ahead, nearest, None, self.rows)
+        if layer in self.ranked:
+            found = [
+                to_result(self.rows[pk], score)
+                for score, pk in self.ranked[layer]
+                if pk in self.rows  # gone from the table, though in an index: not shown
+            ]
+            if found:
+                return found, []
+            return [], lambda: self._fill_ins(conn, layer)
         context = self.context
         pool = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * self.limit)
         allowed: set[int] | None = None
@@ -253,18 +290,12 @@ class _LayerSearch:
         rows: dict[int, Row[Any]] | None,
     ) -> tuple[list[RecallResult], Callable[[], list[RecallResult]] | list[RecallResult]]:
         """Score the candidates (their rows read here unless given) and keep the best."""
-        stats = self.statistics.get(layer)
         candidate_pks = list(dict.fromkeys([*lexical_pks, *cosines]))
         if allowed is not None:
             candidate_pks = [pk for pk in candidate_pks if pk in allowed]
         if rows is None:
             rows = self.repo.rows_by_pk(conn, candidate_pks)
-        weights: dict[str, float] = {}
-        average_length = None
-        if lexical_pks and stats is not None:
-            weights = {term: idf(stats.documents, df) for term, df in stats.frequencies.items()}
-            average_length = stats.average_length
-        query = LexicalQuery(self.terms, weights) if weights else None
+        query, average_length = self._lexical_query(layer, lexical_pks)
         scored: list[tuple[float, int, Row[Any]]] = []
         for order, pk in enumerate(candidate_pks):
             row = rows.get(pk)
@@ -341,6 +372,19 @@ class _LayerSearch:
             cosines = dict(nearest)
         return lexical_pks, cosines
 
+    def _lexical_query(
+        self, layer: str, lexical_pks: Sequence[int]
+    ) -> tuple[LexicalQuery | None, float | None]:
+        """The query prepared with the layer's IDF weights, and its mean length (None,
+        None: no lexical candidates, so no lexical score)."""
+        stats = self.statistics.get(layer)
+        if not lexical_pks or stats is None:
+            return None, None
+        weights = {term: idf(stats.documents, df) for term, df in stats.frequencies.items()}
+        if not weights:
+            return None, stats.average_length
+        return LexicalQuery(self.terms, weights), stats.average_length
+
     def _score(
         self,
         row: Row[Any],
@@ -348,18 +392,25 @@ class _LayerSearch:
         average_length: float | None,
         cosine: float,
     ) -> float:
-        lexical = (
-            query.score(content_tokens(row_indexed_text(row)), average_length)
-            if query is not None
-            else 0.0
-        )
-        if self.query_vector is not None:
-            score = fuse(lexical, semantic_score(cosine, self.floor))
-        else:
-            score = lexical
+        tokens = content_tokens(row_indexed_text(row)) if query is not None else ()
+        score = self._terms_score(tokens, query, average_length, cosine)
         if row.layer == "procedural":
             score = success_weighted(score, float(row.success_rate))
         return score
+
+    def _terms_score(
+        self,
+        tokens: Sequence[str],
+        query: LexicalQuery | None,
+        average_length: float | None,
+        cosine: float,
+    ) -> float:
+        """The score of a memory of ``tokens`` (its index terms in order), before any
+        weighting by its layer."""
+        lexical = query.score(tokens, average_length) if query is not None else 0.0
+        if self.query_vector is not None:
+            return fuse(lexical, semantic_score(cosine, self.floor))
+        return lexical
 
 
 def _core_results(

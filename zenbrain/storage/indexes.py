@@ -80,6 +80,14 @@ class LexicalIndex(Protocol):
         :meth:`candidates` gives for it (an empty list for a layer without terms)."""
         ...
 
+    def indexed_terms(
+        self, conn: Connection, pks: Sequence[int]
+    ) -> dict[int, tuple[str, ...]] | None:
+        """Each memory's index terms in their order, as the index keeps them (what
+        :func:`zenbrain.text.tokenize` made of its indexed text), so a ranking need not read
+        and tokenize the text again; None from a back end that keeps no order."""
+        ...
+
     def document_frequencies(
         self,
         conn: Connection,

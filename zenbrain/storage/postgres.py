@@ -307,6 +307,12 @@ class PostgresLexicalIndex:
             found[layers[int(position)]].append(int(pk))
         return found
 
+    def indexed_terms(
+        self, conn: Connection, pks: Sequence[int]
+    ) -> dict[int, tuple[str, ...]] | None:
+        """None: a ``tsvector`` keeps each term once, in no order."""
+        return None
+
     def document_count(
         self, conn: Connection, namespace: str, layer: str, context: str | None
     ) -> int:

@@ -16,6 +16,7 @@ __all__ = [
 ]
 
 BUSY_TIMEOUT_MS = 30_000
+_SQL_IN_CHUNK = 900  # below SQLite's default limit of bound parameters
 # One scope's best keys by FTS5's BM25 (the context column weighs nothing).
 _CANDIDATES = (
     "SELECT rowid FROM zb_fts WHERE zb_fts MATCH ? ORDER BY bm25(zb_fts, 0.0, 1.0) LIMIT ?"
@@ -171,6 +172,20 @@ class SqliteLexicalIndex:
             params += [self._match(namespace, layer, context, terms_by_layer[layer]), limit]
         for position, pk in conn.exec_driver_sql(statement, tuple(params)):
             found[layers[position]].append(int(pk))
+        return found
+
+    def indexed_terms(
+        self, conn: Connection, pks: Sequence[int]
+    ) -> dict[int, tuple[str, ...]] | None:
+        found: dict[int, tuple[str, ...]] = {}
+        for begin in range(0, len(pks), _SQL_IN_CHUNK):
+            part = tuple(int(pk) for pk in pks[begin : begin + _SQL_IN_CHUNK])
+            marks = ",".join("?" * len(part))
+            statement = f"SELECT rowid, terms FROM zb_fts WHERE rowid IN ({marks})"
+            for pk, stored in conn.exec_driver_sql(statement, part):
+                # The scope token, then each term behind that same token (see :meth:`add`).
+                scope, *scoped = str(stored).split(" ")
+                found[int(pk)] = tuple(term[len(scope) :] for term in scoped)
         return found
 
     def document_count(
