@@ -56,6 +56,7 @@ PROXIMITY_WEIGHT = 0.2
 SEMANTIC_WEIGHT = 0.35
 # Postings read for lexical candidates: bounds the cost of common words in a large store.
 CANDIDATE_POSTINGS = 20_000
+_COUNT_IN_PLACE = 2_048  # query terms x memory terms up to which terms are counted in place
 
 
 def idf(document_count: int, document_frequency: int) -> float:
@@ -108,15 +109,20 @@ class LexicalQuery:
         if self._attainable <= 0:
             return 0.0
         doc_sequence = doc_terms if isinstance(doc_terms, (list, tuple)) else list(doc_terms)
-        counts = Counter(doc_sequence)
         length = len(doc_sequence)
         k1, b = self.k1, self.b
         norm = 1.0
         if average_length is not None and average_length > 0:
             norm = 1.0 - b + b * length / average_length
         gained = 0.0
+        # Few distinct terms in a short memory: counting each in place beats a Counter.
+        count = (
+            doc_sequence.count
+            if length * len(self._distinct) <= _COUNT_IN_PLACE
+            else Counter(doc_sequence).__getitem__
+        )
         for term, weight in self._distinct:
-            tf = counts.get(term, 0)
+            tf = count(term)
             if tf:
                 factor = tf * (k1 + 1.0) / (tf + k1 * norm)
                 gained += weight * min(1.0, factor)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Engine, bindparam, event, select, text
+from sqlalchemy import Connection, Engine, bindparam, event, text
 
 from zenbrain.storage.indexes import IndexedText, ScopeStatistics
 from zenbrain.storage.scopes import count_memories, scope_statistics, scope_tokens, scoped_terms
@@ -183,9 +183,14 @@ class SqliteLexicalIndex:
             marks = ",".join("?" * len(part))
             statement = f"SELECT rowid, terms FROM zb_fts WHERE rowid IN ({marks})"
             for pk, stored in conn.exec_driver_sql(statement, part):
-                # The scope token, then each term behind that same token (see :meth:`add`).
-                scope, *scoped = str(stored).split(" ")
-                found[int(pk)] = tuple(term[len(scope) :] for term in scoped)
+                # The scope token, then each term behind that same token (see :meth:`add`):
+                # "S Sa Sb" holds the terms "a" and "b".
+                stored = str(stored)
+                width = stored.find(" ")
+                if width < 0:
+                    found[int(pk)] = ()
+                    continue
+                found[int(pk)] = tuple(stored[2 * width + 1 :].split(" " + stored[:width]))
         return found
 
     def document_count(
@@ -230,27 +235,27 @@ class SqliteLexicalIndex:
     ) -> dict[str, ScopeStatistics]:
         wanted = list(dict.fromkeys(terms))
         scopes = {layer: scope_tokens(namespace, layer, None)[0] for layer in layers}
-        sizes = {
-            str(scope): (int(docs), int(length))
-            for scope, docs, length in conn.execute(
-                text(
-                    "SELECT scope, documents, length FROM zb_lexical_lengths WHERE scope IN :s"
-                ).bindparams(bindparam("s", expanding=True)),
-                {"s": list(scopes.values())},
+        keys = [scope + term for scope in scopes.values() for term in wanted]
+        if context is not None:
+            keys = []  # counted within the context, below
+        # One statement: the scopes' sizes, then the scoped terms' document counts (from
+        # the index's vocabulary; their length column is NULL).
+        statement = (
+            "SELECT scope, documents, length FROM zb_lexical_lengths "
+            f"WHERE scope IN ({','.join('?' * len(scopes))})"
+        )
+        if keys:
+            statement += (
+                " UNION ALL SELECT term, doc, NULL FROM zb_fts_vocab "
+                f"WHERE term IN ({','.join('?' * len(keys))})"
             )
-        }
+        sizes: dict[str, tuple[int, int]] = {}
         found: dict[str, int] = {}
-        if wanted and context is None:
-            keys = [scope + term for scope in scopes.values() for term in wanted]
-            found = {
-                str(key): int(doc)
-                for key, doc in conn.execute(
-                    select(text("term"), text("doc"))
-                    .select_from(text("zb_fts_vocab"))
-                    .where(text("term IN :terms").bindparams(bindparam("terms", expanding=True))),
-                    {"terms": keys},
-                )
-            }
+        for key, count, length in conn.exec_driver_sql(statement, (*scopes.values(), *keys)):
+            if length is None:
+                found[str(key)] = int(count)
+            else:
+                sizes[str(key)] = (int(count), int(length))
         return scope_statistics(
             conn,
             namespace,
