@@ -5,11 +5,13 @@
 
 For each size, the corpus's float32 vectors are the ground truth: the exact top 10 of each
 query by cosine. The pre-filter is what :class:`zenbrain.storage.sqlite_vectors.
-SqliteVectorIndex` runs past its threshold: an int8 copy scanned with usearch's SIMD kernel
-for ``2 × limit + 20`` candidates, which are then re-scored exactly, so the search returns
+SqliteVectorIndex` runs past its threshold: the rows nearest by the Hamming distance of their
+sign bits, re-ranked by their int8 cosine (:func:`~zenbrain.storage.sqlite_vectors.
+prefilter_candidates`) to ``2 × limit + 20`` candidates, which are then re-scored exactly,
+so the search returns
 the exact top 10 whenever they are among the candidates. Reported: recall@10 of the
 candidates (ties counted as hits) for ``limit=10`` and for the 50 candidates a recall asks
-per layer, and p50 latency of the int8 scan beside a float32 numpy scan of the same rows,
+per layer, and p50 latency of the pre-filter beside a float32 numpy scan of the same rows,
 interleaved query by query (a shared machine: read the ratio). ``--hnsw`` adds usearch's
 HNSW graph (i8, M=16, ef=64) at sizes up to 200k for comparison.
 """
@@ -31,8 +33,9 @@ from benchmarks.scale_locomo import make_locomo_corpus
 from zenbrain.storage.sqlite_vectors import (
     PREFILTER_CANDIDATES_PER_RESULT,
     PREFILTER_EXTRA_CANDIDATES,
-    int8_candidates,
+    prefilter_candidates,
     quantize_int8,
+    sign_codes,
 )
 
 __all__ = ["AnnResult", "main", "measure"]
@@ -66,6 +69,7 @@ def measure(
 ) -> AnnResult:
     size = len(vectors)
     quantized = quantize_int8(vectors)
+    codes = sign_codes(quantized)
     hits10 = hits50 = 0
     int8_times: list[float] = []
     float_times: list[float] = []
@@ -76,10 +80,10 @@ def measure(
         float_times.append(time.perf_counter() - tick)
         del top
         tick = time.perf_counter()
-        candidates = int8_candidates(quantized, query, 10)
+        candidates = prefilter_candidates(quantized, codes, query, 10)
         int8_times.append(time.perf_counter() - tick)
         hits10 += _hits(sims, candidates)
-        hits50 += _hits(sims, int8_candidates(quantized, query, 50))
+        hits50 += _hits(sims, prefilter_candidates(quantized, codes, query, 50))
     result = AnnResult(
         corpus=corpus,
         size=size,
