@@ -6,7 +6,7 @@ A scope (namespace and layer) is held in memory in one of two forms:
   matrix-vector product (at that size the product costs less than any index);
 - from there on, an int8 copy (a quarter of the bytes) with each row's sign bits beside it
   (a 32nd of the bytes). A search ranks every row by the Hamming distance of its bits to
-  the query's, re-ranks the closest few thousand by their int8 cosine, and keeps a few times
+  the query's, re-ranks the closest 5% by their int8 cosine, and keeps a few times
   more candidates than asked; their float32 vectors are then read back by primary key and
   re-scored exactly, so every returned similarity is the exact cosine and the ranking is
   exact as long as the true neighbours are among the candidates (``benchmarks.scale_ann``
@@ -47,8 +47,8 @@ PREFILTER_CANDIDATES_PER_RESULT = 2
 PREFILTER_EXTRA_CANDIDATES = 20
 # Rows re-ranked by int8 cosine after the sign-bit scan: this many per candidate, and at
 # least this share of the scope (benchmarks.scale_ann measures the recall this gives).
-SIGN_CANDIDATES_PER_CANDIDATE = 16
-SIGN_CANDIDATES_SHARE = 0.01
+SIGN_CANDIDATES_PER_CANDIDATE = 48
+SIGN_CANDIDATES_SHARE = 0.05
 _READ_CHUNK = 4096
 _SQL_IN_CHUNK = 900  # below SQLite's default limit of bound parameters
 
@@ -212,9 +212,9 @@ def prefilter_candidates(
     rows: np.ndarray, codes: np.ndarray, query: np.ndarray, limit: int
 ) -> np.ndarray:
     """Positions of the int8 ``rows`` (with their :func:`sign_codes`) closest to ``query``,
-    ``2 × limit + 20`` of them: the rows nearest by Hamming distance of sign bits (a few
-    thousand), re-ranked by int8 cosine (usearch's SIMD kernel on one thread). Nearest
-    first."""
+    ``2 × limit + 20`` of them: the rows nearest by Hamming distance of sign bits (5% of
+    the rows, at least 48 per candidate), re-ranked by int8 cosine (usearch's SIMD kernel on
+    one thread). Nearest first."""
     from usearch.index import MetricKind, search
 
     count = _candidate_count(len(rows), limit)
