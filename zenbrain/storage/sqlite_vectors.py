@@ -49,6 +49,8 @@ PREFILTER_EXTRA_CANDIDATES = 20
 # least this share of the scope (benchmarks.scale_ann measures the recall this gives).
 SIGN_CANDIDATES_PER_CANDIDATE = 48
 SIGN_CANDIDATES_SHARE = 0.05
+# Fewer sign bits than this say too little about a row: such vectors are scanned as int8.
+SIGN_MIN_DIMENSION = 256
 _READ_CHUNK = 4096
 _SQL_IN_CHUNK = 900  # below SQLite's default limit of bound parameters
 
@@ -198,10 +200,21 @@ def sign_codes(rows: np.ndarray) -> np.ndarray:
     return padded.view(np.uint64)
 
 
+_BITS_IN_BYTE = np.array([bin(byte).count("1") for byte in range(256)], dtype=np.uint8)
+
+
+def _popcount(words: np.ndarray) -> np.ndarray:
+    """Set bits of each 64-bit word (numpy's own kernel from numpy 2.0)."""
+    if hasattr(np, "bitwise_count"):
+        return np.asarray(np.bitwise_count(words))
+    per_byte = _BITS_IN_BYTE[words.view(np.uint8)].reshape(*words.shape, 8)
+    return per_byte.sum(axis=-1, dtype=np.uint8)
+
+
 def _hamming(codes: np.ndarray, query_code: np.ndarray) -> np.ndarray:
     """Hamming distance of every row's code to the query's, word by word (a reduction
     over the word axis costs several times more)."""
-    differing = np.bitwise_count(codes ^ query_code)
+    differing = _popcount(codes ^ query_code)
     distances = differing[:, 0].astype(np.uint16)
     for word in range(1, differing.shape[1]):
         distances += differing[:, word]
@@ -214,7 +227,8 @@ def prefilter_candidates(
     """Positions of the int8 ``rows`` (with their :func:`sign_codes`) closest to ``query``,
     ``2 × limit + 20`` of them: the rows nearest by Hamming distance of sign bits (5% of
     the rows, at least 48 per candidate), re-ranked by int8 cosine (usearch's SIMD kernel on
-    one thread). Nearest first."""
+    one thread). Nearest first. Vectors of fewer than :data:`SIGN_MIN_DIMENSION`
+    dimensions, and scopes that small, are scanned as int8 (:func:`int8_candidates`)."""
     from usearch.index import MetricKind, search
 
     count = _candidate_count(len(rows), limit)
@@ -222,7 +236,7 @@ def prefilter_candidates(
         return np.zeros(0, dtype=np.int64)
     quantized = quantize_int8(query)
     wide = max(SIGN_CANDIDATES_PER_CANDIDATE * count, int(len(rows) * SIGN_CANDIDATES_SHARE))
-    if wide >= len(rows):
+    if wide >= len(rows) or rows.shape[1] < SIGN_MIN_DIMENSION:
         return int8_candidates(rows, query, limit)
     distances = _hamming(codes, sign_codes(quantized)[0])
     near = np.argpartition(distances, wide - 1)[:wide]
