@@ -97,7 +97,7 @@ def recall(
     # the matches leave room for it.
     fill_ins: list[list[RecallResult] | Callable[[], list[RecallResult]]] = []
 
-    def wanted_result(r: RecallResult) -> bool:
+    def passes_floors(r: RecallResult) -> bool:
         return (
             r.score >= floor_score
             and (floor_score == 0 or r.score > 0)
@@ -127,13 +127,13 @@ def recall(
             stage_scope = scope.stage_scope()
             for stage in () if below else scope.stages:
                 matches = stage.rerank(conn, stage_scope, request, matches)
-            kept = [r for r in matches if wanted_result(r)]
+            kept = [r for r in matches if passes_floors(r)]
             # Fill-ins score 0 and come after every match: only read when they can show.
             if len(kept) < limit and floor_score == 0:
                 shown = {r.id for r in matches}
                 for extra in fill_ins:
                     for r in extra if isinstance(extra, list) else extra():
-                        if r.id not in shown and wanted_result(r):
+                        if r.id not in shown and passes_floors(r):
                             kept.append(r)
         results = kept[:limit]
         writers = [stage for stage in scope.stages if stage.writes_on_recall and not below]
