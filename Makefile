@@ -53,7 +53,7 @@ typecheck: $(VENV)/.all  ## mypy over the files listed in pyproject.toml ([tool.
 	$(BIN)/mypy
 
 test: lint typecheck  ## every test, PostgreSQL included (started automatically)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto  # one worker per core, each with its own PostgreSQL
 
 check: test
 

@@ -18,9 +18,12 @@ Lexical score (0..1) of a memory for a query, both as index terms (:mod:`zenbrai
   and "Förde" far apart. A bounded bonus: it takes ``PROXIMITY_WEIGHT`` of the score.
 
 ``score = (1 - PROXIMITY_WEIGHT) * relevance + PROXIMITY_WEIGHT * proximity``; a one-word
-query has no pairs and its score is the relevance. With an embedding provider the lexical
-score and the cosine similarity are fused (:func:`fuse`). Results from a layer with no match
-come after every match with score 0.
+query has no pairs and its score is the relevance. The query's words are those some memory
+of the scope holds (:func:`query_weights`): a word no memory holds can be found by none, so
+it does not lower what every memory scores. With an embedding provider the lexical score
+and the cosine similarity are fused (:func:`fuse`). Then memories stored one after the other
+in one conversation lend each other relevance (:func:`with_neighbours`). Results from a
+layer with no match come after every match with score 0.
 
 Every default below cites the cross-dataset table that chose it: docs/benchmarks.md,
 section "Recall: how the defaults were chosen".
@@ -31,11 +34,14 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from itertools import pairwise
 
 __all__ = [
     "CANDIDATE_POSTINGS",
+    "CONVERSATION_GAP",
     "K1",
+    "NEIGHBOUR_WEIGHT",
     "PROXIMITY_WEIGHT",
     "SEMANTIC_WEIGHT",
     "B",
@@ -45,7 +51,9 @@ __all__ = [
     "idf",
     "lexical_score",
     "query_pairs",
+    "query_weights",
     "semantic_score",
+    "with_neighbours",
 ]
 
 # docs/benchmarks.md, "Recall: how the defaults were chosen", table "Lexical score".
@@ -54,6 +62,12 @@ B = 0.75
 PROXIMITY_WEIGHT = 0.2
 # docs/benchmarks.md, "Recall: how the defaults were chosen", table "Fusion".
 SEMANTIC_WEIGHT = 0.35
+# docs/benchmarks.md, "Recall: how the defaults were chosen", tables "Lexical score" and
+# "Fusion" (0.2 to 0.6 is a plateau; 0.5 its middle).
+NEIGHBOUR_WEIGHT = 0.5
+# Two memories stored one after the other this close in time belong to one conversation: the
+# usual gap that separates two visits in session analysis, not fitted (same tables).
+CONVERSATION_GAP = timedelta(minutes=30)
 # Postings read for lexical candidates: bounds the cost of common words in a large store.
 CANDIDATE_POSTINGS = 20_000
 _COUNT_IN_PLACE = 2_048  # query terms x memory terms up to which terms are counted in place
@@ -66,6 +80,14 @@ def idf(document_count: int, document_frequency: int) -> float:
     common words down harder and loses on every dataset (docs/benchmarks.md, "Recall: how
     the defaults were chosen", table "Lexical score")."""
     return math.log1p(max(document_count, 0) / (1 + max(document_frequency, 0)))
+
+
+def query_weights(document_count: int, frequencies: Mapping[str, int]) -> dict[str, float]:
+    """The IDF of each query term that some memory of the scope holds. A word no memory
+    holds cannot be found by any memory, so it is left out of what the query can attain:
+    1.0 means every query word the scope knows, whatever else the query says (a query that
+    quotes a whole dialogue would otherwise score every memory near 0)."""
+    return {term: idf(document_count, df) for term, df in frequencies.items() if df > 0}
 
 
 def query_pairs(query_terms: Sequence[str]) -> list[tuple[str, str]]:
@@ -96,9 +118,11 @@ class LexicalQuery:
         distinct = list(dict.fromkeys(query_terms))
         self._attainable = sum(weights.get(t, 0.0) for t in distinct)
         self._distinct = [(t, weights.get(t, 0.0)) for t in distinct]
+        # A pair with a word no memory holds stands in no memory.
         self._pairs = [
-            ((a, b_), weights.get(a, 0.0) + weights.get(b_, 0.0))
-            for a, b_ in query_pairs(query_terms)
+            (pair, weights.get(pair[0], 0.0) + weights.get(pair[1], 0.0))
+            for pair in query_pairs(query_terms)
+            if pair[0] in weights and pair[1] in weights
         ]
         self._total = 0.0
         for _, weight in self._pairs:
@@ -114,13 +138,13 @@ class LexicalQuery:
         norm = 1.0
         if average_length is not None and average_length > 0:
             norm = 1.0 - b + b * length / average_length
-        gained = 0.0
         # Few distinct terms in a short memory: counting each in place beats a Counter.
         count = (
             doc_sequence.count
             if length * len(self._distinct) <= _COUNT_IN_PLACE
             else Counter(doc_sequence).__getitem__
         )
+        gained = 0.0
         for term, weight in self._distinct:
             tf = count(term)
             if tf:
@@ -193,3 +217,32 @@ def semantic_score(cosine: float, floor: float) -> float:
 def fuse(lexical: float, semantic: float, semantic_weight: float = SEMANTIC_WEIGHT) -> float:
     """One 0..1 score from a lexical and a semantic score."""
     return (1.0 - semantic_weight) * lexical + semantic_weight * semantic
+
+
+def with_neighbours(
+    scored: Sequence[tuple[float, int, datetime]],
+    *,
+    weight: float = NEIGHBOUR_WEIGHT,
+    gap: timedelta = CONVERSATION_GAP,
+) -> list[float]:
+    """Scores of candidates ``(score, key, created_at)`` with a share of their conversation
+    neighbours' relevance.
+
+    Two candidates are neighbours when they were stored one right after the other (keys
+    ``k`` and ``k + 1``) no more than ``gap`` apart: the turns of one conversation. A turn is
+    often relevant through the turn next to it (an answer to a question asked the turn
+    before, a detail of an event told over two turns), so each candidate gains ``weight``
+    times its better neighbour's score, on the share of the scale it has not yet reached
+    (``s + weight * n * (1 - s)``), which keeps every score within 0..1 and never lowers
+    one. Memories stored far apart in time, or with other memories stored between them,
+    lend each other nothing."""
+    by_key = {key: (score, created) for score, key, created in scored}
+    out = []
+    for score, key, created in scored:
+        best = 0.0
+        for other in (key - 1, key + 1):
+            found = by_key.get(other)
+            if found is not None and abs(found[1] - created) <= gap:
+                best = max(best, found[0])
+        out.append(score + weight * best * (1.0 - score) if best > 0 else score)
+    return out

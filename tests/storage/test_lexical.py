@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import Connection
 
 from zenbrain import MemoryCoordinator
-from zenbrain.ranking import idf, lexical_score
+from zenbrain.ranking import idf, lexical_score, with_neighbours
 from zenbrain.storage.database import Database, resolve_location
 from zenbrain.storage.indexes import IndexedText
 from zenbrain.storage.schema import memories
@@ -33,6 +33,7 @@ MEMORIES = (
     "Tom's parade costume is a lobster.",
     "Lisbon trams are yellow.",
 )
+STORED_AT = datetime(2026, 5, 1, 12, 0)
 QUERIES = ("harbour festival parade", "when does the festival start", "Lisbon", "fireworks permit")
 
 
@@ -41,13 +42,17 @@ def _expected(query: str, memories: Sequence[str]) -> list[tuple[str, float]]:
     n = len(docs)
     average = sum(len(d) for d in docs) / n
     terms = tokenize(query)
-    weights = {t: idf(n, sum(t in d for d in docs)) for t in terms}
-    scored = [
-        (position, m, round(lexical_score(terms, d, weights, average), 6))
+    weights = {t: idf(n, df) for t in terms if (df := sum(t in d for d in docs))}
+    matched = [
+        (position, m, score)
         for position, (m, d) in enumerate(zip(memories, docs, strict=True))
+        if (score := lexical_score(terms, d, weights, average)) > 0
     ]
+    # Stored in one batch, one after the other, at one time: conversation neighbours.
+    lifted = with_neighbours([(score, position, STORED_AT) for position, _, score in matched])
+    scored = [(p, m, round(s, 6)) for (p, m, _), s in zip(matched, lifted, strict=True)]
     # Best first; equal scores newest first (stored in order: the later one).
-    ranked = sorted((p for p in scored if p[2] > 0), key=lambda p: (-p[2], -p[0]))
+    ranked = sorted(scored, key=lambda p: (-p[2], -p[0]))
     return [(m, s) for _, m, s in ranked]
 
 
@@ -90,8 +95,10 @@ def test_statistics_follow_adds_and_removes(store_location: str) -> None:
 
 def test_both_back_ends_rank_as_the_reference_score(store_location: str) -> None:
     with MemoryCoordinator(store_location) as memory:
-        memory.store_many([{"content": m, "layer": "episodic"} for m in MEMORIES])
-        for query in QUERIES:
+        memory.store_many(
+            [{"content": m, "layer": "episodic", "created_at": STORED_AT} for m in MEMORIES]
+        )
+        for query in (*QUERIES, "harbour festival parade zanzibar quixotic"):
             found = memory.recall(query, layers=["episodic"], limit=10, min_score=0.01)
             assert [(r.content, r.score) for r in found] == _expected(query, MEMORIES), query
         # The long note mentions every query word, more than once, and still loses.

@@ -21,9 +21,10 @@ from zenbrain.ranking import (
     LexicalQuery,
     candidate_terms,
     fuse,
-    idf,
     lexical_score,
+    query_weights,
     semantic_score,
+    with_neighbours,
 )
 from zenbrain.stages.base import RecallRequest
 from zenbrain.storage.dialect import JsonScalar
@@ -217,6 +218,7 @@ class _LayerSearch:
         ]
         rows = self.repo.rows_by_pk(conn, unstored)
         best: dict[int, None] = {}
+        by_layer: dict[str, list[tuple[float, int]]] = {}
         for layer, (pks, cosines) in found.items():
             query, average_length = self._lexical_query(layer, pks)
             scored: list[tuple[float, int]] = []
@@ -232,9 +234,19 @@ class _LayerSearch:
                     continue
                 if score > 0:
                     scored.append((score, pk))
+            by_layer[layer] = scored
+        # Conversation neighbours lend each other relevance: that needs every scored
+        # memory's time (and no more of its row).
+        times = self.repo.created_times(
+            conn, [pk for scored in by_layer.values() for _, pk in scored if pk not in rows]
+        )
+        times.update((pk, row.created_at) for pk, row in rows.items())
+        for layer, scored in by_layer.items():
+            known = [(score, pk, times[pk]) for score, pk in scored if pk in times]
+            ranked = list(zip(with_neighbours(known), [pk for _, pk, _ in known], strict=True))
             # Equal scores: the newest memory first, as in :meth:`_rank`.
-            scored.sort(key=lambda item: (-item[0], -item[1]))
-            self.ranked[layer] = scored[: self.limit]
+            ranked.sort(key=lambda item: (-item[0], -item[1]))
+            self.ranked[layer] = ranked[: self.limit]
             best.update((pk, None) for _, pk in self.ranked[layer] if pk not in rows)
         rows.update(self.repo.rows_by_pk(conn, list(best)))
         self.rows = rows
@@ -304,6 +316,8 @@ class _LayerSearch:
             score = self._score(row, query, average_length, cosines.get(pk, -1.0))
             if score > 0:
                 scored.append((score, order, row))
+        lifted = with_neighbours([(score, int(row.pk), row.created_at) for score, _, row in scored])
+        scored = [(new, order, row) for new, (_, order, row) in zip(lifted, scored, strict=True)]
         # Equal scores (a capped lexical score ties often): the newest memory first, the same
         # on every back end whatever order its index returned the candidates in.
         scored.sort(key=lambda item: (-item[0], -item[2].pk))
@@ -336,9 +350,9 @@ class _LayerSearch:
             )
         tokens = [content_tokens(row_indexed_text(row)) for row in rows]
         documents = [set(words) for words in tokens]
-        weights = {
-            term: idf(len(rows), sum(term in doc for doc in documents)) for term in set(self.terms)
-        }
+        weights = query_weights(
+            len(rows), {term: sum(term in doc for doc in documents) for term in set(self.terms)}
+        )
         average_length = sum(map(len, tokens)) / len(tokens) if tokens else None
         cosines: dict[int, float] = {}
         if self.query_vector is not None and rows:
@@ -380,7 +394,7 @@ class _LayerSearch:
         stats = self.statistics.get(layer)
         if not lexical_pks or stats is None:
             return None, None
-        weights = {term: idf(stats.documents, df) for term, df in stats.frequencies.items()}
+        weights = query_weights(stats.documents, stats.frequencies)
         if not weights:
             return None, stats.average_length
         return LexicalQuery(self.terms, weights), stats.average_length
@@ -440,9 +454,9 @@ def _working_results(
     working = scope.working
     slots = working.slots()
     documents = [content_tokens(slot.content) for slot in slots]
-    weights = {
-        term: idf(len(slots), sum(term in set(doc) for doc in documents)) for term in set(terms)
-    }
+    weights = query_weights(
+        len(slots), {term: sum(term in set(doc) for doc in documents) for term in set(terms)}
+    )
     average_length = sum(len(doc) for doc in documents) / len(documents) if documents else None
     scored = []
     for slot, doc in zip(slots, documents, strict=True):
