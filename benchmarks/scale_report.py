@@ -564,11 +564,12 @@ def findings(run: ScaleRun) -> list[str]:
             f"{_size(best.size)} without embeddings: every memory is validated, its emotional "
             "weight estimated, its text tokenised and stemmed, its entities extracted for the "
             "cross-context layer, and four rows written (memory, fact schedule, full-text "
-            "entry, entity mentions) through SQLAlchemy. Heaviest parts in the profile (per "
-            f"memory): {_top_zenbrain(run, 'store_many')}. The full-text and vector rows already "
-            "go through the DB-API's `executemany`; what is left is Python work per memory "
-            "(validation, emotion tagging, routing, tokenising, entity extraction) and the "
-            "memory and fact rows still built through SQLAlchemy."
+            "entry, entity mentions) plus the scopes' counts, each table's rows of a batch "
+            "with one DB-API `executemany`. Heaviest parts in the profile (per "
+            f"memory): {_top_zenbrain(run, 'store_many')}. What is left is Python work per "
+            "memory (validation, emotion tagging, routing, tokenising, entity extraction) and "
+            "SQLite's own: the memory row with its three indexes (one over the whole content) "
+            "and the full-text segment written at each commit."
         )
     return lines
 

@@ -13,9 +13,19 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
 
-__all__ = ["STOPWORDS", "TEXT_VERSION", "content_tokens", "fold", "stem", "tokenize", "words"]
+__all__ = [
+    "STOPWORDS",
+    "TEXT_VERSION",
+    "content_tokens",
+    "fold",
+    "stem",
+    "terms_of_words",
+    "tokenize",
+    "words",
+]
 
 # Bump when folding, stopwords or stemming change: stored index terms depend on them.
 TEXT_VERSION = 1
@@ -84,7 +94,18 @@ def stem(word: str) -> str:
 def tokenize(text: str) -> list[str]:
     """Index terms of ``text`` in order: folded words, stopwords and one-character words
     removed, the rest stemmed (:func:`stem`)."""
-    return [stem(t) for t in words(text) if len(t) >= 2 and t not in STOPWORDS]
+    return terms_of_words(words(text))
+
+
+def terms_of_words(folded: Sequence[str]) -> list[str]:
+    """:func:`tokenize` of a text whose :func:`words` the caller has already."""
+    return [term for term in map(_term, folded) if term]
+
+
+@lru_cache(maxsize=65536)
+def _term(word: str) -> str:
+    """A folded word's index term, or "" for a word the index leaves out."""
+    return stem(word) if len(word) >= 2 and word not in STOPWORDS else ""
 
 
 @lru_cache(maxsize=4096)

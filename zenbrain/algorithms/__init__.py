@@ -66,6 +66,7 @@ if TYPE_CHECKING:
         emotional_weight,
         is_emotionally_significant,
         tag_emotion,
+        tag_folded,
     )
     from zenbrain.algorithms.fsrs_math import (
         DecayClass,
@@ -226,6 +227,7 @@ _MODULE_OF: dict[str, str] = {
     "emotional_weight": "emotional",
     "is_emotionally_significant": "emotional",
     "tag_emotion": "emotional",
+    "tag_folded": "emotional",
     "DecayClass": "fsrs_math",
     "MemoryState": "fsrs_math",
     "difficulty_after_review": "fsrs_math",
@@ -437,6 +439,7 @@ __all__ = [
     "surprise_boost",
     "surprise_contribution",
     "tag_emotion",
+    "tag_folded",
     "task_similarity",
     "time_of_day",
     "time_of_day_similarity",

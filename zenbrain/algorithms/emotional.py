@@ -39,6 +39,7 @@ Deliberate differences from the original:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final, NamedTuple
@@ -61,6 +62,7 @@ __all__ = [
     "emotional_weight",
     "is_emotionally_significant",
     "tag_emotion",
+    "tag_folded",
 ]
 
 BASE_AROUSAL: Final = 0.2
@@ -182,7 +184,10 @@ def _merge_lexicons() -> dict[str, _Entry]:
 
 
 _LEXICON: Final = _merge_lexicons()
+# tag_folded looks words up unfiltered: every lexicon word has _MIN_WORD_LENGTH letters or more.
 _CAPS_WORD = re.compile(r"[^\W\d_]{3,}")
+# In ASCII text: the runs of _CAPS_WORD that are all upper case.
+_SHOUTED_ASCII = re.compile(r"(?<![A-Za-z])[A-Z]{3,}(?![A-Za-z])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,14 +215,17 @@ def _long_words(text: str) -> list[str]:
 
 def tag_emotion(text: str) -> EmotionalTag:
     """Score the affect of ``text`` (English or German); see the module docstring."""
-    words = _long_words(text)
+    return tag_folded(text, folded_words(check_text(text, "text")))
+
+
+def tag_folded(text: str, folded: Sequence[str]) -> EmotionalTag:
+    """:func:`tag_emotion` of ``text`` whose folded words (:func:`zenbrain.text.words`)
+    the caller has already: storing tokenises a text once for tagging and indexing."""
     pos_sum = neg_sum = arousal_sum = 0.0
     affect_hits = arousal_hits = 0
     significance_values: list[float] = []
-    for word in words:
-        entry = _LEXICON.get(word)
-        if entry is None:
-            continue
+    # Lexicon words are all long enough: look every word up, count the long ones if needed.
+    for entry in [e for e in map(_LEXICON.get, folded) if e is not None]:
         if entry.positive:
             pos_sum += entry.positive
             affect_hits += 1
@@ -239,13 +247,20 @@ def tag_emotion(text: str) -> EmotionalTag:
         arousal_sum += min(questions * _QUESTION_STEP, _QUESTION_CAP)
         arousal_hits += 1
     # A text without an upper-case letter has no shouted word: skip the scan.
-    shouted = 0 if text.islower() else sum(1 for w in _CAPS_WORD.findall(text) if w.isupper())
+    if text.islower():
+        shouted = 0
+    elif text.isascii():  # the same count, without listing every word
+        shouted = len(_SHOUTED_ASCII.findall(text))
+    else:
+        shouted = sum(1 for w in _CAPS_WORD.findall(text) if w.isupper())
     if shouted:
         arousal_sum += min(shouted * _CAPS_STEP, _CAPS_CAP)
         arousal_hits += 1
 
     if affect_hits:
-        coverage = min(affect_hits / len(words), 0.5)
+        # Words are never empty: the long ones are all but those of a single letter.
+        words = len(folded) - list(map(len, folded)).count(1)
+        coverage = min(affect_hits / words, 0.5)
         sentiment = ((pos_sum - neg_sum) / affect_hits) * (0.5 + coverage)
     else:
         sentiment = 0.0

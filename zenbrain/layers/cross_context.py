@@ -177,8 +177,10 @@ def _runs(sentence: str) -> list[tuple[list[str], int, str | None]]:
     first = _WORD.search(sentence)
     if first is None:
         return []
-    if sentence.islower() or sentence[first.end() :].islower():
-        # No upper-case letter after the first word (the common case): at most that word.
+    rest = sentence[first.end() :]
+    if sentence.islower() or rest.islower() or _WORD.search(rest) is None:
+        # No upper-case letter, or no word at all, after the first word (the common cases,
+        # e.g. a speaker's "Anna:"): at most that word.
         word = first.group(0)
         return [([word], 0, None)] if word[0].isupper() else []
     # One split gives the words and what lies between them: [gap, word, gap, word, ..., gap].
@@ -275,6 +277,10 @@ def extract_entities(text: str) -> list[Entity]:
 
     found: dict[str, Entity] = {}
     for run, opening, previous in candidates:
+        if opening and len(run) == 1 and _fold_word(_clean(run[0])) not in inner_words:
+            # A lone sentence opener not seen capitalised inside a sentence: never a name
+            # (the most common candidate; the checks below would drop it too).
+            continue
         if len(run) > 1 and _fold_word(run[0]) in _GERMAN_DETERMINERS and german():
             previous, run, opening = run[0], run[1:], False
         if previous is not None and _fold_word(previous) in _GERMAN_DETERMINERS and german():

@@ -10,15 +10,16 @@ from typing import Any
 from sqlalchemy import Connection
 
 from zenbrain import _validation as check
+from zenbrain.algorithms.emotional import tag_folded
 from zenbrain.errors import InvalidInputError
 from zenbrain.layers.core import derive_label
-from zenbrain.layers.episodic import estimate_emotional_weight
 from zenbrain.layers.routing import extract_steps, route
 from zenbrain.layers.semantic import DEFAULT_FACT_CONFIDENCE
 from zenbrain.memory.embedding import Progress
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.stages.base import StoredMemory
 from zenbrain.storage.records import NewMemory
+from zenbrain.text import terms_of_words, words
 from zenbrain.types import STORABLE_LAYERS
 
 __all__ = [
@@ -69,8 +70,9 @@ def prepare(
         check.check_storable(outcome, "outcome")
     meta = check.check_metadata(metadata)
     when = check.check_created_at(created_at) or now
+    folded = words(text)  # once, for the emotion lexicon and the index terms
     if weight is None:
-        weight = estimate_emotional_weight(text)
+        weight = tag_folded(text, folded).consolidation_weight
     if chosen == "auto":
         chosen = route(text, emotional_weight=weight, confidence=conf, steps=step_list)
     item = NewMemory(
@@ -94,11 +96,14 @@ def prepare(
     elif item.layer == "core":
         item.label = derive_label(text)
         item.confidence = 1.0
-    if len(item.indexed_text) > check.MAX_CONTENT_CHARS:  # content, steps and outcome together
+    indexed = item.indexed_text
+    if len(indexed) > check.MAX_CONTENT_CHARS:  # content, steps and outcome together
         raise InvalidInputError(
-            f"the procedure with its steps and outcome has {len(item.indexed_text):,} "
+            f"the procedure with its steps and outcome has {len(indexed):,} "
             f"characters; at most {check.MAX_CONTENT_CHARS:,} are accepted"
         )
+    if item.layer != "working":  # index terms now, outside the write lock
+        item.terms = terms_of_words(folded if indexed is text else words(indexed))
     return item
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, and_, delete, func, or_, select
+from sqlalchemy import Connection, and_, bindparam, delete, func, or_, select
 from sqlalchemy.orm import aliased
 
 from zenbrain._validation import check_positive_fraction
@@ -46,9 +46,18 @@ from zenbrain.stages.base import (
 )
 from zenbrain.storage.schema import entities, entity_links, entity_mentions, memories
 from zenbrain.storage.timestamps import to_db
+from zenbrain.storage.writes import insert_many
 from zenbrain.types import SEARCHED_LAYERS, RecallResult
 
 __all__ = ["CrossContextStage", "MergeCandidate", "merge_candidates"]
+
+
+# Built once: constructing the statement cost more than running it on a single store.
+_ENTITY_PKS = select(entities.c.pk, entities.c.key, entities.c.context).where(
+    entities.c.namespace == bindparam("namespace"),
+    entities.c.key.in_(bindparam("keys", expanding=True)),
+)
+_KEYS_PER_QUERY = 10_000  # well below SQLite's limit of bound parameters per statement
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,14 +100,20 @@ class CrossContextStage(Stage):
     def after_store(
         self, conn: Connection, scope: StageScope, stored: Sequence[StoredMemory]
     ) -> None:
-        pks = [memory.pk for memory in stored]
-        previous = list(
-            conn.execute(
-                select(entity_mentions.c.entity_pk).where(entity_mentions.c.memory_pk.in_(pks))
-            ).scalars()
-        )
+        # Only a core block is written again (new content for its label): every other
+        # stored memory has a fresh pk (keys are never reused), hence no mentions yet.
+        rewritten = [memory.pk for memory in stored if memory.layer == "core"]
+        previous: list[int] = []
+        if rewritten:
+            previous = list(
+                conn.execute(
+                    select(entity_mentions.c.entity_pk).where(
+                        entity_mentions.c.memory_pk.in_(rewritten)
+                    )
+                ).scalars()
+            )
         if previous:  # a core block's new content replaces its old mentions
-            conn.execute(delete(entity_mentions).where(entity_mentions.c.memory_pk.in_(pks)))
+            conn.execute(delete(entity_mentions).where(entity_mentions.c.memory_pk.in_(rewritten)))
         found = [
             (memory, memory.context or UNSCOPED, entity)
             for memory in stored
@@ -113,7 +128,7 @@ class CrossContextStage(Stage):
                     fresh.setdefault((entity.key, context), entity.name)
             if fresh:
                 now = to_db(scope.now())
-                upsert(
+                insert_many(
                     conn,
                     entities,
                     [
@@ -126,19 +141,20 @@ class CrossContextStage(Stage):
                         }
                         for (key, context), name in fresh.items()
                     ],
-                    on=("namespace", "key", "context"),
+                    ignore_conflicts_on=("namespace", "key", "context"),
                 )
                 known = self._entity_pks(conn, scope, keys)
                 for key, context in fresh:
                     if context in scope.contexts:
                         self._link(conn, scope, known[key, context], key, context)
-            upsert(
+            insert_many(
                 conn,
                 entity_mentions,
                 [
                     {"entity_pk": known[entity.key, context], "memory_pk": memory.pk}
                     for memory, context, entity in found
                 ],
+                ignore_conflicts_on=("entity_pk", "memory_pk"),
             )
         if previous:
             _delete_orphan_entities(conn, scope.namespace, list(set(previous)))
@@ -147,12 +163,15 @@ class CrossContextStage(Stage):
     def _entity_pks(
         conn: Connection, scope: StageScope, keys: set[str]
     ) -> dict[tuple[str, str], int]:
-        rows = conn.execute(
-            select(entities.c.pk, entities.c.key, entities.c.context).where(
-                entities.c.namespace == scope.namespace, entities.c.key.in_(list(keys))
-            )
-        ).all()
-        return {(str(row.key), str(row.context)): int(row.pk) for row in rows}
+        wanted = sorted(keys)
+        found: dict[tuple[str, str], int] = {}
+        for start in range(0, len(wanted), _KEYS_PER_QUERY):
+            chunk = wanted[start : start + _KEYS_PER_QUERY]
+            for pk, key, context in conn.execute(
+                _ENTITY_PKS, {"namespace": scope.namespace, "keys": chunk}
+            ):
+                found[str(key), str(context)] = int(pk)
+        return found
 
     def _link(
         self,

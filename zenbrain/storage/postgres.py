@@ -172,12 +172,21 @@ class PostgresLexicalIndex:
     def add(self, conn: Connection, rows: Sequence[IndexedText]) -> None:
         if not rows:
             return
+        # One statement for the batch (executemany would run one per row).
+        values = [self._row(r) for r in rows]
         conn.execute(
             text(
                 "INSERT INTO zb_lexical (memory_pk, ctx, terms, length) "
-                "VALUES (:pk, :ctx, to_tsvector('simple', :terms), :length)"
+                "SELECT pk, ctx, to_tsvector('simple', terms), length FROM unnest("
+                "CAST(:pks AS BIGINT[]), CAST(:ctxs AS TEXT[]), CAST(:terms AS TEXT[]),"
+                " CAST(:lengths AS INTEGER[])) AS u(pk, ctx, terms, length)"
             ),
-            [self._row(r) for r in rows],
+            {
+                "pks": [v["pk"] for v in values],
+                "ctxs": [v["ctx"] for v in values],
+                "terms": [v["terms"] for v in values],
+                "lengths": [v["length"] for v in values],
+            },
         )
         added: dict[tuple[str, str], tuple[int, int]] = {}
         frequencies: Counter[str] = Counter()
@@ -191,17 +200,25 @@ class PostgresLexicalIndex:
 
     @staticmethod
     def _count(conn: Connection, changes: dict[tuple[str, str], tuple[int, int]]) -> None:
-        for (namespace, layer), (delta, length) in sorted(changes.items()):
-            conn.execute(
-                text(
-                    "INSERT INTO zb_lexical_counts (namespace, layer, count, length) "
-                    "VALUES (:namespace, :layer, :delta, :length) "
-                    "ON CONFLICT (namespace, layer) DO UPDATE SET "
-                    "count = zb_lexical_counts.count + :delta, "
-                    "length = zb_lexical_counts.length + :length"
-                ),
-                {"namespace": namespace, "layer": layer, "delta": delta, "length": length},
-            )
+        if not changes:
+            return
+        ordered = sorted(changes.items())  # one lock order for concurrent writers
+        conn.execute(
+            text(
+                "INSERT INTO zb_lexical_counts (namespace, layer, count, length) "
+                "SELECT * FROM unnest(CAST(:namespaces AS TEXT[]), CAST(:layers AS TEXT[]),"
+                " CAST(:deltas AS BIGINT[]), CAST(:lengths AS BIGINT[])) "
+                "ON CONFLICT (namespace, layer) DO UPDATE SET "
+                "count = zb_lexical_counts.count + EXCLUDED.count, "
+                "length = zb_lexical_counts.length + EXCLUDED.length"
+            ),
+            {
+                "namespaces": [namespace for (namespace, _), _ in ordered],
+                "layers": [layer for (_, layer), _ in ordered],
+                "deltas": [delta for _, (delta, _) in ordered],
+                "lengths": [length for _, (_, length) in ordered],
+            },
+        )
 
     @staticmethod
     def _count_terms(conn: Connection, changes: Counter[str]) -> None:

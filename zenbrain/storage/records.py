@@ -62,6 +62,7 @@ class NewMemory:
     outcome: str = ""
     label: str | None = None
     vector: np.ndarray | None = None
+    terms: list[str] | None = None  # tokenize(indexed_text), when worked out before the write
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     @property

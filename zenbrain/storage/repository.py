@@ -27,7 +27,6 @@ from sqlalchemy import (
     update,
 )
 
-from zenbrain.layers import semantic as fsrs_review
 from zenbrain.storage.database import Database
 from zenbrain.storage.dialect import (
     JsonScalar,
@@ -57,6 +56,7 @@ from zenbrain.storage.schema import (
     sessions,
 )
 from zenbrain.storage.timestamps import to_db
+from zenbrain.storage.writes import insert_many, layer_rows, memory_row
 from zenbrain.text import tokenize
 
 __all__ = ["Repository"]
@@ -168,73 +168,30 @@ class Repository:
         if not items:
             return []
         pks = self.database.allocate_keys(conn, len(items))
-        rows = [self._memory_values(pk, item, now) for pk, item in zip(pks, items, strict=True)]
-        conn.execute(memories.insert(), rows)
-        fact_rows, procedure_rows, core_rows = [], [], []
-        schedules: dict[datetime, dict[str, Any]] = {}
-        for pk, item in zip(pks, items, strict=True):
-            if item.layer == "semantic":
-                created = item.created_at or now
-                if created not in schedules:
-                    schedules[created] = fsrs_review.first_schedule(created)
-                card = schedules[created]
-                due = to_db(datetime.fromisoformat(card["due"]))
-                fact_rows.append(
-                    {"memory_pk": pk, "namespace": self.namespace, "due": due, "card": card}
-                )
-            elif item.layer == "procedural":
-                procedure_rows.append(
-                    {
-                        "memory_pk": pk,
-                        "namespace": self.namespace,
-                        "trigger": item.content[:200],
-                        "steps": item.steps,
-                        "tools": item.tools,
-                        "outcome": item.outcome,
-                        "success_rate": 1.0,
-                        "execution_count": 1,
-                    }
-                )
-            elif item.layer == "core":
-                core_rows.append(
-                    {
-                        "memory_pk": pk,
-                        "namespace": self.namespace,
-                        "label": item.label,
-                        "pinned": True,
-                    }
-                )
-        if fact_rows:
-            conn.execute(facts.insert(), fact_rows)
-        if procedure_rows:
-            conn.execute(procedures.insert(), procedure_rows)
-        if core_rows:
-            conn.execute(core_blocks.insert(), core_rows)
-        self._index(conn, list(zip(pks, items, strict=True)))
+        stamps: dict[datetime, datetime] = {}  # a batch shares its times: convert each once
+        pairs = list(zip(pks, items, strict=True))
+        insert_many(
+            conn,
+            memories,
+            [memory_row(self.namespace, pk, item, now, stamps) for pk, item in pairs],
+        )
+        fact_rows, procedure_rows, core_rows = layer_rows(self.namespace, pairs, now)
+        insert_many(conn, facts, fact_rows)
+        insert_many(conn, procedures, procedure_rows)
+        insert_many(conn, core_blocks, core_rows)
+        self._index(conn, pairs)
         return pks
-
-    def _memory_values(self, pk: int, item: NewMemory, now: datetime) -> dict[str, Any]:
-        return {
-            "pk": pk,
-            "id": item.id,
-            "namespace": self.namespace,
-            "layer": item.layer,
-            "content": item.content,
-            "context": item.context,
-            "emotional_weight": item.emotional_weight,
-            "confidence": item.confidence,
-            "source": item.source,
-            "metadata": item.metadata,
-            "created_at": to_db(item.created_at or now),
-            "updated_at": to_db(now),
-        }
 
     def _index(self, conn: Connection, rows: Sequence[tuple[int, NewMemory]]) -> None:
         self.database.lexical.add(
             conn,
             [
                 IndexedText(
-                    pk, self.namespace, item.layer, item.context, tokenize(item.indexed_text)
+                    pk,
+                    self.namespace,
+                    item.layer,
+                    item.context,
+                    tokenize(item.indexed_text) if item.terms is None else item.terms,
                 )
                 for pk, item in rows
             ],
@@ -275,7 +232,7 @@ class Repository:
             self.update_core(conn, existing, item.content, now, item.vector)
             return str(existing.id), int(existing.pk)
         pk = self.database.allocate_keys(conn, 1)[0]
-        conn.execute(memories.insert().values(self._memory_values(pk, item, now)))
+        conn.execute(memories.insert().values(memory_row(self.namespace, pk, item, now, {})))
         claimed = conn.execute(
             self._insert(core_blocks)
             .values(memory_pk=pk, namespace=self.namespace, label=item.label, pinned=True)
