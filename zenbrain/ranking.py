@@ -45,6 +45,7 @@ __all__ = [
     "PROXIMITY_WEIGHT",
     "SEMANTIC_WEIGHT",
     "B",
+    "LexicalQuery",
     "candidate_terms",
     "fuse",
     "idf",
@@ -69,6 +70,7 @@ NEIGHBOUR_WEIGHT = 0.5
 CONVERSATION_GAP = timedelta(minutes=30)
 # Postings read for lexical candidates: bounds the cost of common words in a large store.
 CANDIDATE_POSTINGS = 20_000
+_COUNT_IN_PLACE = 2_048  # query terms x memory terms up to which terms are counted in place
 
 
 def idf(document_count: int, document_frequency: int) -> float:
@@ -97,22 +99,75 @@ def query_pairs(query_terms: Sequence[str]) -> list[tuple[str, str]]:
     return list(seen)
 
 
-def _proximity(
-    query_terms: Sequence[str], doc_sequence: Sequence[str], weights: Mapping[str, float]
-) -> float | None:
-    pairs = query_pairs(query_terms)
-    if not pairs:
-        return None
-    present = set(pairwise(doc_sequence))
-    total = hit = 0.0
-    for a, b in pairs:
-        if a not in weights or b not in weights:
-            continue  # a pair with a word no memory holds stands in no memory
-        weight = weights.get(a, 0.0) + weights.get(b, 0.0)
-        total += weight
-        if (a, b) in present:
-            hit += weight
-    return hit / total if total > 0 else None
+class LexicalQuery:
+    """A query prepared for :func:`lexical_score`: what depends only on the query and the
+    scope's weights is worked out once, so scoring many documents repeats none of it."""
+
+    __slots__ = ("_attainable", "_distinct", "_pairs", "_total", "b", "k1", "proximity_weight")
+
+    def __init__(
+        self,
+        query_terms: Sequence[str],
+        weights: Mapping[str, float],
+        *,
+        k1: float = K1,
+        b: float = B,
+        proximity_weight: float = PROXIMITY_WEIGHT,
+    ) -> None:
+        self.k1, self.b, self.proximity_weight = k1, b, proximity_weight
+        distinct = list(dict.fromkeys(query_terms))
+        self._attainable = sum(weights.get(t, 0.0) for t in distinct)
+        self._distinct = [(t, weights.get(t, 0.0)) for t in distinct]
+        # A pair with a word no memory holds stands in no memory.
+        self._pairs = [
+            (pair, weights.get(pair[0], 0.0) + weights.get(pair[1], 0.0))
+            for pair in query_pairs(query_terms)
+            if pair[0] in weights and pair[1] in weights
+        ]
+        self._total = 0.0
+        for _, weight in self._pairs:
+            self._total += weight
+
+    def score(self, doc_terms: Iterable[str], average_length: float | None = None) -> float:
+        """The lexical score (0..1) of a document, its terms in order."""
+        if self._attainable <= 0:
+            return 0.0
+        doc_sequence = doc_terms if isinstance(doc_terms, (list, tuple)) else list(doc_terms)
+        length = len(doc_sequence)
+        k1, b = self.k1, self.b
+        norm = 1.0
+        if average_length is not None and average_length > 0:
+            norm = 1.0 - b + b * length / average_length
+        # Few distinct terms in a short memory: counting each in place beats a Counter.
+        count = (
+            doc_sequence.count
+            if length * len(self._distinct) <= _COUNT_IN_PLACE
+            else Counter(doc_sequence).__getitem__
+        )
+        gained = 0.0
+        for term, weight in self._distinct:
+            tf = count(term)
+            if tf:
+                factor = tf * (k1 + 1.0) / (tf + k1 * norm)
+                gained += weight * min(1.0, factor)
+        if gained <= 0:
+            return 0.0
+        relevance = gained / self._attainable
+        proximity = self._proximity(doc_sequence)
+        if proximity is None:
+            return min(1.0, relevance)
+        weight = self.proximity_weight
+        return min(1.0, (1.0 - weight) * relevance + weight * proximity)
+
+    def _proximity(self, doc_sequence: Sequence[str]) -> float | None:
+        if not self._pairs:
+            return None
+        present = set(pairwise(doc_sequence))
+        hit = 0.0
+        for pair, weight in self._pairs:
+            if pair in present:
+                hit += weight
+        return hit / self._total if self._total > 0 else None
 
 
 def lexical_score(
@@ -128,30 +183,9 @@ def lexical_score(
     """The lexical score (0..1) of a document (its terms in order) for a query (its terms in
     order). ``weights`` are the query terms' IDFs over the scope; ``average_length`` is the
     scope's mean document length in terms (None: no length normalisation, as for a scope
-    of one)."""
-    distinct = list(dict.fromkeys(query_terms))
-    attainable = sum(weights.get(t, 0.0) for t in distinct)
-    if attainable <= 0:
-        return 0.0
-    doc_sequence = list(doc_terms)
-    counts = Counter(doc_sequence)
-    length = len(doc_sequence)
-    norm = 1.0
-    if average_length is not None and average_length > 0:
-        norm = 1.0 - b + b * length / average_length
-    gained = 0.0
-    for term in distinct:
-        tf = counts.get(term, 0)
-        if tf:
-            factor = tf * (k1 + 1.0) / (tf + k1 * norm)
-            gained += weights.get(term, 0.0) * min(1.0, factor)
-    if gained <= 0:
-        return 0.0
-    relevance = gained / attainable
-    proximity = _proximity(query_terms, doc_sequence, weights)
-    if proximity is None:
-        return min(1.0, relevance)
-    return min(1.0, (1.0 - proximity_weight) * relevance + proximity_weight * proximity)
+    of one). Scoring many documents for one query: :class:`LexicalQuery`."""
+    query = LexicalQuery(query_terms, weights, k1=k1, b=b, proximity_weight=proximity_weight)
+    return query.score(doc_terms, average_length)
 
 
 def candidate_terms(frequencies: Mapping[str, int], budget: int = CANDIDATE_POSTINGS) -> list[str]:

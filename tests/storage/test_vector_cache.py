@@ -8,12 +8,21 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pytest
 from sqlalchemy import select
 
 from zenbrain import MemoryCoordinator
 from zenbrain.providers import HashingEmbedder
+from zenbrain.storage import sqlite_vectors as sv
 from zenbrain.storage.schema import vectors
-from zenbrain.storage.sqlite_vectors import SqliteVectorIndex, quantize_int8
+from zenbrain.storage.sqlite_vectors import (
+    SIGN_CANDIDATES_SHARE,
+    SqliteVectorIndex,
+    int8_candidates,
+    prefilter_candidates,
+    quantize_int8,
+    sign_codes,
+)
 
 
 def ids(memory: MemoryCoordinator, query: str) -> list[str]:
@@ -146,3 +155,56 @@ def test_a_fresh_process_loads_a_large_scope_as_int8(db_path: Path) -> None:
         assert not cached.exact and cached.size == 120
         assert cached.vectors.dtype == np.int8
         _assert_same(got, _exact_top(memory, query, 5))
+
+
+def _clustered(rows: int, dimension: int = 64, seed: int = 3) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((40, dimension))
+    points = centres[rng.integers(0, 40, rows)] + 0.6 * rng.standard_normal((rows, dimension))
+    return (points / np.linalg.norm(points, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_sign_prefilter_finds_the_exact_neighbours() -> None:
+    vectors = _clustered(8000, 384)
+    quantized = quantize_int8(vectors)
+    codes = sign_codes(quantized)
+    rng = np.random.default_rng(4)  # questions near what is stored, as in a recall
+    queries = vectors[rng.integers(0, 8000, 30)] + 0.05 * rng.standard_normal((30, 384))
+    hits = 0
+    for query in queries:
+        found = prefilter_candidates(quantized, codes, query, 10)
+        assert len(found) == 40 and len(set(found.tolist())) == 40
+        assert len(found) < 8000 * SIGN_CANDIDATES_SHARE  # the sign scan narrowed the rows
+        exact = set(np.argsort(-(vectors @ query))[:10].tolist())
+        hits += len(exact & set(found.tolist()))
+    assert hits / (10 * len(queries)) >= 0.98
+
+
+@pytest.mark.parametrize(("rows", "dimension"), [(500, 384), (8000, 64)])
+def test_small_scopes_and_short_vectors_get_the_int8_scan(rows: int, dimension: int) -> None:
+    vectors = _clustered(rows, dimension)
+    quantized = quantize_int8(vectors)
+    query = _clustered(1, dimension, seed=9)[0]
+    found = prefilter_candidates(quantized, sign_codes(quantized), query, 10)
+    assert found.tolist() == int8_candidates(quantized, query, 10).tolist()
+
+
+def test_sign_codes_and_popcount_without_numpys_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = np.array([[3, -1, 0, 7] * 20, [-2] * 80], dtype=np.int8)  # 80 dims: two words
+    codes = sign_codes(rows)
+    assert codes.shape == (2, 2)
+    expected = [int((row > 0).sum()) for row in rows]
+    with_kernel = sv._popcount(codes).sum(axis=1).tolist()
+    monkeypatch.delattr(np, "bitwise_count", raising=False)  # numpy < 2.0
+    assert sv._popcount(codes).sum(axis=1).tolist() == with_kernel == expected
+
+
+def test_int8_rows_keep_their_codes_through_appends_and_deletes() -> None:
+    vectors = _clustered(300)
+    cached = sv._Rows(1, 64, 16, int8=False)
+    cached.append(list(range(1, 101)), vectors[:100], [None] * 100)
+    cached.to_int8()
+    cached.append(list(range(101, 301)), vectors[100:], [None] * 200)  # grows the buffers
+    cached.keep(cached.pks % 3 != 0)
+    assert cached.size == 200
+    assert np.array_equal(cached.codes, sign_codes(cached.vectors))

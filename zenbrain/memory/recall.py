@@ -4,7 +4,7 @@ before the lock is taken."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -18,6 +18,7 @@ from zenbrain.memory.find import check_match, check_subtree
 from zenbrain.memory.results import to_result
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.ranking import (
+    LexicalQuery,
     candidate_terms,
     fuse,
     lexical_score,
@@ -93,12 +94,25 @@ def recall(
     )
     search = _LayerSearch(scope, terms, query_vector, ctx, limit, match, below)
     matches: list[RecallResult] = []
-    fill_ins: list[RecallResult] = []
+    # Per layer without a match, what stands in for it (its newest memories), read only if
+    # the matches leave room for it.
+    fill_ins: list[list[RecallResult] | Callable[[], list[RecallResult]]] = []
+
+    def passes_floors(r: RecallResult) -> bool:
+        return (
+            r.score >= floor_score
+            and (floor_score == 0 or r.score > 0)
+            and (r.confidence if r.confidence is not None else 1.0) >= floor_conf
+        )
+
     with scope.lock:
         now = scope.now()
         with scope.repo.read() as conn:
-            search.read_statistics(conn, [name for name in wanted if name in SEARCHED_LAYERS])
+            searched = [name for name in wanted if name in SEARCHED_LAYERS]
+            search.read_statistics(conn, searched)
+            search.read_candidates(conn, searched)
             for name in wanted:
+                extra: list[RecallResult] | Callable[[], list[RecallResult]]
                 if name in SEARCHED_LAYERS:
                     found, extra = search.layer(conn, name)
                 elif name == "core":
@@ -108,21 +122,20 @@ def recall(
                 else:  # working memory has no metadata: a filter matches none of it
                     found, extra = [], []
                 matches.extend(found)
-                fill_ins.extend(extra)
+                fill_ins.append(extra)
             matches.sort(key=lambda r: r.score, reverse=True)
             request = RecallRequest(text, tuple(terms), tuple(wanted), ctx, limit)
             stage_scope = scope.stage_scope()
             for stage in () if below else scope.stages:
                 matches = stage.rerank(conn, stage_scope, request, matches)
-        shown = {r.id for r in matches}
-        ordered = [*matches, *(r for r in fill_ins if r.id not in shown)]
-        kept = [
-            r
-            for r in ordered
-            if r.score >= floor_score
-            and (floor_score == 0 or r.score > 0)
-            and (r.confidence if r.confidence is not None else 1.0) >= floor_conf
-        ]
+            kept = [r for r in matches if passes_floors(r)]
+            # Fill-ins score 0 and come after every match: only read when they can show.
+            if len(kept) < limit and floor_score == 0:
+                shown = {r.id for r in matches}
+                for extra in fill_ins:
+                    for r in extra if isinstance(extra, list) else extra():
+                        if r.id not in shown and passes_floors(r):
+                            kept.append(r)
         results = kept[:limit]
         writers = [stage for stage in scope.stages if stage.writes_on_recall and not below]
         if writers and results:
@@ -156,6 +169,10 @@ class _LayerSearch:
         self.match = match
         self.floor = scope.embedding.similarity_floor if scope.embedding else 0.0
         self.statistics: dict[str, ScopeStatistics] = {}
+        # Read ahead for every searched layer at once (no metadata filter, no subtree):
+        # each layer's best (score, pk), and their rows.
+        self.ranked: dict[str, list[tuple[float, int]]] = {}
+        self.rows: dict[int, Row[Any]] = {}
 
     def read_statistics(self, conn: Connection, layers: Sequence[str]) -> None:
         """Document counts, mean lengths and term frequencies of every searched layer, in
@@ -165,9 +182,91 @@ class _LayerSearch:
                 conn, self.scope.namespace, layers, self.terms, self.context
             )
 
-    def layer(self, conn: Connection, layer: str) -> tuple[list[RecallResult], list[RecallResult]]:
+    def read_candidates(self, conn: Connection, layers: Sequence[str]) -> None:
+        """Without a metadata filter, every searched layer's candidates come from one
+        lexical statement (and the vector index); they are scored on the terms the index
+        keeps for them, and only the rows of the best are read (in one statement)."""
+        if not layers or self.subtree or self.match is not None:
+            return
+        pool = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * self.limit)
+        namespace, context = self.scope.namespace, self.context
+        terms_by_layer = {
+            layer: candidate_terms(stats.frequencies if stats is not None else {})
+            for layer in layers
+            for stats in [self.statistics.get(layer)]
+        }
+        lexical = self.index.lexical.candidates_by_layer(
+            conn, namespace, terms_by_layer, context, pool
+        )
+        found: dict[str, tuple[list[int], dict[int, float]]] = {}
+        for layer in layers:
+            cosines: dict[int, float] = {}
+            if self.query_vector is not None:
+                nearest = self.index.vectors.nearest(
+                    conn, namespace, layer, self.query_vector, context, pool
+                )
+                cosines = dict(nearest)
+            found[layer] = (lexical[layer], cosines)
+        every = [pk for pks, cosines in found.values() for pk in dict.fromkeys([*pks, *cosines])]
+        stored = self.index.lexical.indexed_terms(conn, every) or {}
+        # Procedures are weighted by their success rate, which only their rows hold.
+        unstored = [
+            pk
+            for layer, (pks, cosines) in found.items()
+            for pk in dict.fromkeys([*pks, *cosines])
+            if layer == "procedural" or pk not in stored
+        ]
+        rows = self.repo.rows_by_pk(conn, unstored)
+        best: dict[int, None] = {}
+        by_layer: dict[str, list[tuple[float, int]]] = {}
+        for layer, (pks, cosines) in found.items():
+            query, average_length = self._lexical_query(layer, pks)
+            scored: list[tuple[float, int]] = []
+            for pk in dict.fromkeys([*pks, *cosines]):
+                row = rows.get(pk)
+                if row is not None:
+                    score = self._score(row, query, average_length, cosines.get(pk, -1.0))
+                elif pk in stored and layer != "procedural":
+                    score = self._terms_score(
+                        stored[pk], query, average_length, cosines.get(pk, -1.0)
+                    )
+                else:
+                    continue
+                if score > 0:
+                    scored.append((score, pk))
+            by_layer[layer] = scored
+        # Conversation neighbours lend each other relevance: that needs every scored
+        # memory's time (and no more of its row).
+        times = self.repo.created_times(
+            conn, [pk for scored in by_layer.values() for _, pk in scored if pk not in rows]
+        )
+        times.update((pk, row.created_at) for pk, row in rows.items())
+        for layer, scored in by_layer.items():
+            known = [(score, pk, times[pk]) for score, pk in scored if pk in times]
+            ranked = list(zip(with_neighbours(known), [pk for _, pk, _ in known], strict=True))
+            # Equal scores: the newest memory first, as in :meth:`_rank`.
+            ranked.sort(key=lambda item: (-item[0], -item[1]))
+            self.ranked[layer] = ranked[: self.limit]
+            best.update((pk, None) for _, pk in self.ranked[layer] if pk not in rows)
+        rows.update(self.repo.rows_by_pk(conn, list(best)))
+        self.rows = rows
+
+    def layer(
+        self, conn: Connection, layer: str
+    ) -> tuple[list[RecallResult], Callable[[], list[RecallResult]] | list[RecallResult]]:
+        """The layer's matches, best first, and what stands in for them when there are none
+        (the layer's newest memories, as a read to run only if they are shown)."""
         if self.subtree:
             return self._subtree_layer(conn, layer)
+        if layer in self.ranked:
+            found = [
+                to_result(self.rows[pk], score)
+                for score, pk in self.ranked[layer]
+                if pk in self.rows  # gone from the table, though in an index: not shown
+            ]
+            if found:
+                return found, []
+            return [], lambda: self._fill_ins(conn, layer)
         context = self.context
         pool = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * self.limit)
         allowed: set[int] | None = None
@@ -191,21 +290,30 @@ class _LayerSearch:
                 if len(allowed.intersection([*lexical_pks, *cosines])) >= self.limit:
                     break
                 pool = min(pool * 4, MAX_FILTERED_POOL)  # matches rank low: widen the pools
+        return self._rank(conn, layer, lexical_pks, cosines, allowed, None)
+
+    def _rank(
+        self,
+        conn: Connection,
+        layer: str,
+        lexical_pks: list[int],
+        cosines: dict[int, float],
+        allowed: set[int] | None,
+        rows: dict[int, Row[Any]] | None,
+    ) -> tuple[list[RecallResult], Callable[[], list[RecallResult]] | list[RecallResult]]:
+        """Score the candidates (their rows read here unless given) and keep the best."""
         candidate_pks = list(dict.fromkeys([*lexical_pks, *cosines]))
         if allowed is not None:
             candidate_pks = [pk for pk in candidate_pks if pk in allowed]
-        rows = self.repo.rows_by_pk(conn, candidate_pks)
-        weights: dict[str, float] = {}
-        average_length = None
-        if lexical_pks and stats is not None:
-            weights = query_weights(stats.documents, stats.frequencies)
-            average_length = stats.average_length
+        if rows is None:
+            rows = self.repo.rows_by_pk(conn, candidate_pks)
+        query, average_length = self._lexical_query(layer, lexical_pks)
         scored: list[tuple[float, int, Row[Any]]] = []
         for order, pk in enumerate(candidate_pks):
             row = rows.get(pk)
             if row is None:
                 continue
-            score = self._score(row, weights, average_length, cosines.get(pk, -1.0))
+            score = self._score(row, query, average_length, cosines.get(pk, -1.0))
             if score > 0:
                 scored.append((score, order, row))
         lifted = with_neighbours([(score, int(row.pk), row.created_at) for score, _, row in scored])
@@ -216,13 +324,18 @@ class _LayerSearch:
         found = [to_result(row, score) for score, _, row in scored[: self.limit]]
         if found:
             return found, []
+        return [], lambda: self._fill_ins(conn, layer)
+
+    def _fill_ins(self, conn: Connection, layer: str) -> list[RecallResult]:
+        """A layer without a match: its newest memories (of the filter, if any), score 0."""
+        context = self.context
         if self.match is not None:
             fallback = self.repo.find_rows(conn, self.match, [layer], None, 0)
             fallback = [r for r in fallback if context is None or r.context == context]
             fallback.sort(key=lambda r: (r.created_at, r.pk), reverse=True)
-            return [], [to_result(row, 0.0) for row in fallback[: self.limit]]
+            return [to_result(row, 0.0) for row in fallback[: self.limit]]
         latest = self.repo.latest_rows(conn, layer, context, self.limit)
-        return [], [to_result(row, 0.0) for row in latest]
+        return [to_result(row, 0.0) for row in latest]
 
     def _subtree_layer(
         self, conn: Connection, layer: str
@@ -244,10 +357,11 @@ class _LayerSearch:
         cosines: dict[int, float] = {}
         if self.query_vector is not None and rows:
             cosines = self.repo.cosines(conn, [int(row.pk) for row in rows], self.query_vector)
+        query = LexicalQuery(self.terms, weights) if weights else None
         scored = [
             (score, row)
             for row in rows
-            if (score := self._score(row, weights, average_length, cosines.get(row.pk, -1.0))) > 0
+            if (score := self._score(row, query, average_length, cosines.get(row.pk, -1.0))) > 0
         ]
         scored.sort(key=lambda item: (-item[0], -item[1].pk))
         found = [to_result(row, score, subtree=True) for score, row in scored[: self.limit]]
@@ -272,27 +386,45 @@ class _LayerSearch:
             cosines = dict(nearest)
         return lexical_pks, cosines
 
+    def _lexical_query(
+        self, layer: str, lexical_pks: Sequence[int]
+    ) -> tuple[LexicalQuery | None, float | None]:
+        """The query prepared with the layer's IDF weights, and its mean length (None,
+        None: no lexical candidates, so no lexical score)."""
+        stats = self.statistics.get(layer)
+        if not lexical_pks or stats is None:
+            return None, None
+        weights = query_weights(stats.documents, stats.frequencies)
+        if not weights:
+            return None, stats.average_length
+        return LexicalQuery(self.terms, weights), stats.average_length
+
     def _score(
         self,
         row: Row[Any],
-        weights: Mapping[str, float],
+        query: LexicalQuery | None,
         average_length: float | None,
         cosine: float,
     ) -> float:
-        lexical = (
-            lexical_score(
-                self.terms, content_tokens(row_indexed_text(row)), weights, average_length
-            )
-            if weights
-            else 0.0
-        )
-        if self.query_vector is not None:
-            score = fuse(lexical, semantic_score(cosine, self.floor))
-        else:
-            score = lexical
+        tokens = content_tokens(row_indexed_text(row)) if query is not None else ()
+        score = self._terms_score(tokens, query, average_length, cosine)
         if row.layer == "procedural":
             score = success_weighted(score, float(row.success_rate))
         return score
+
+    def _terms_score(
+        self,
+        tokens: Sequence[str],
+        query: LexicalQuery | None,
+        average_length: float | None,
+        cosine: float,
+    ) -> float:
+        """The score of a memory of ``tokens`` (its index terms in order), before any
+        weighting by its layer."""
+        lexical = query.score(tokens, average_length) if query is not None else 0.0
+        if self.query_vector is not None:
+            return fuse(lexical, semantic_score(cosine, self.floor))
+        return lexical
 
 
 def _core_results(

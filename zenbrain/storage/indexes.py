@@ -67,6 +67,27 @@ class LexicalIndex(Protocol):
         own relevance (BM25 or similar), at most ``limit``."""
         ...
 
+    def candidates_by_layer(
+        self,
+        conn: Connection,
+        namespace: str,
+        terms_by_layer: Mapping[str, Sequence[str]],
+        context: str | None,
+        limit: int,
+    ) -> dict[str, list[int]]:
+        """:meth:`candidates` of several layers (each with its own terms), in one statement:
+        for every layer of ``terms_by_layer`` the same keys in the same order as
+        :meth:`candidates` gives for it (an empty list for a layer without terms)."""
+        ...
+
+    def indexed_terms(
+        self, conn: Connection, pks: Sequence[int]
+    ) -> dict[int, tuple[str, ...]] | None:
+        """Each memory's index terms in their order, as the index keeps them (what
+        :func:`zenbrain.text.tokenize` made of its indexed text), so a ranking need not read
+        and tokenize the text again; None from a back end that keeps no order."""
+        ...
+
     def document_frequencies(
         self,
         conn: Connection,

@@ -7,7 +7,7 @@ Needs ``pip install 'zenbrain[postgres]'`` (psycopg 3 and pgvector) and a server
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -317,6 +317,44 @@ class PostgresLexicalIndex:
             {"limit": limit, **_scoped_query(namespace, layer, context, terms)},
         )
         return [int(r[0]) for r in rows]
+
+    def candidates_by_layer(
+        self,
+        conn: Connection,
+        namespace: str,
+        terms_by_layer: Mapping[str, Sequence[str]],
+        context: str | None,
+        limit: int,
+    ) -> dict[str, list[int]]:
+        found: dict[str, list[int]] = {layer: [] for layer in terms_by_layer}
+        layers = [layer for layer, terms in terms_by_layer.items() if terms]
+        if not layers:
+            return found
+        parts = []
+        params: dict[str, Any] = {"limit": limit}
+        for position, layer in enumerate(layers):
+            scoped = _scoped_query(namespace, layer, context, terms_by_layer[layer])
+            params[f"q{position}"], params[f"ctx{position}"] = scoped["query"], scoped["ctx"]
+            in_context = f" AND ctx = :ctx{position}" if context is not None else ""
+            parts.append(
+                f"(SELECT {position} AS layer, memory_pk, ts_rank_cd(terms, q, 1) AS rank "
+                f"FROM zb_lexical, to_tsquery('simple', :q{position}) q "
+                f"WHERE terms @@ q{in_context} "
+                "ORDER BY ts_rank_cd(terms, q, 1) DESC, memory_pk DESC LIMIT :limit)"
+            )
+        rows = list(conn.execute(text(" UNION ALL ".join(parts)), params).all())
+        # The order of :meth:`candidates` (rank, then key, both descending), per layer,
+        # whatever order the server returns the subqueries' rows in.
+        rows.sort(key=lambda r: (int(r[0]), -float(r[2]), -int(r[1])))
+        for position, pk, _ in rows:
+            found[layers[int(position)]].append(int(pk))
+        return found
+
+    def indexed_terms(
+        self, conn: Connection, pks: Sequence[int]
+    ) -> dict[int, tuple[str, ...]] | None:
+        """None: a ``tsvector`` keeps each term once, in no order."""
+        return None
 
     def document_count(
         self, conn: Connection, namespace: str, layer: str, context: str | None

@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 from sqlalchemy import (
-    Column,
     ColumnElement,
     Connection,
     Row,
@@ -37,6 +36,13 @@ from zenbrain.storage.dialect import (
     upsert_insert,
 )
 from zenbrain.storage.indexes import IndexedText, IndexedVector
+from zenbrain.storage.reads import (
+    by_pk_statement,
+    core_statement,
+    created_statement,
+    latest_statement,
+    memory_select,
+)
 from zenbrain.storage.records import NewMemory, indexed_text
 from zenbrain.storage.schema import (
     consolidation_links,
@@ -49,17 +55,11 @@ from zenbrain.storage.schema import (
     procedures,
     sessions,
 )
-from zenbrain.storage.subtree import in_subtree
 from zenbrain.storage.timestamps import to_db
 from zenbrain.storage.writes import insert_many, layer_rows, memory_row
 from zenbrain.text import tokenize
 
 __all__ = ["Repository"]
-
-# A memory's layer fields, joined to its row by every memory query.
-_P, _C = procedures.c, core_blocks.c
-_LAYER_FIELDS: tuple[Column[Any], ...] = (_P.steps, _P.tools, _P.outcome, _P.success_rate)
-_LAYER_FIELDS += (_P.execution_count, _C.label, _C.pinned)
 
 
 class Repository:
@@ -80,22 +80,8 @@ class Repository:
 
     # ------------------------------------------------------------------ rows
     def memory_query(self, *, keyed: bool = False, subtree: bool = False) -> Select[Any]:
-        """Memories of this namespace with their layer fields; ``keyed=True`` for lookups by
-        pk or id (see :func:`~zenbrain.storage.schema.keyed_namespace_filter`);
-        ``subtree=True`` for this namespace and those below it (:mod:`.subtree`)."""
-        in_namespace = (
-            in_subtree(memories.c.namespace, self.namespace)
-            if subtree
-            else keyed_namespace_filter(self.namespace)
-            if keyed
-            else memories.c.namespace == self.namespace
-        )
-        return (
-            select(memories, *_LAYER_FIELDS)
-            .outerjoin(procedures, procedures.c.memory_pk == memories.c.pk)
-            .outerjoin(core_blocks, core_blocks.c.memory_pk == memories.c.pk)
-            .where(in_namespace)
-        )
+        """:func:`~zenbrain.storage.reads.memory_select` of this namespace."""
+        return memory_select(self.namespace, keyed=keyed, subtree=subtree)
 
     def row(self, conn: Connection, memory_id: str, layer: str | None = None) -> Row[Any] | None:
         query = self.memory_query(keyed=True).where(memories.c.id == memory_id)
@@ -106,30 +92,28 @@ class Repository:
     def rows_by_pk(self, conn: Connection, pks: Sequence[int]) -> dict[int, Row[Any]]:
         if not pks:
             return {}
-        query = self.memory_query(keyed=True).where(memories.c.pk.in_(list(pks)))
-        return {int(row.pk): row for row in conn.execute(query).all()}
+        found = conn.execute(by_pk_statement(self.namespace), {"pks": list(pks)})
+        return {int(row.pk): row for row in found.all()}
+
+    def created_times(self, conn: Connection, pks: Sequence[int]) -> dict[int, datetime]:
+        """When each of these memories was stored (only what neighbours need of a row)."""
+        if not pks:
+            return {}
+        found = conn.execute(created_statement(self.namespace), {"pks": list(pks)})
+        return {int(pk): created for pk, created in found.all()}
 
     def latest_rows(
         self, conn: Connection, layer: str, context: str | None, limit: int
     ) -> list[Row[Any]]:
         """The newest memories of a layer (procedures: the most successful)."""
-        query = self.memory_query().where(memories.c.layer == layer)
-        if context is not None:
-            query = query.where(memories.c.context == context)
-        if layer == "procedural":
-            query = query.order_by(
-                procedures.c.success_rate.desc(),
-                procedures.c.execution_count.desc(),
-                memories.c.pk.desc(),
-            )
-        else:
-            query = query.order_by(memories.c.created_at.desc(), memories.c.pk.desc())
-        return list(conn.execute(query.limit(limit)).all())
+        query = latest_statement(self.namespace, layer, context is not None)
+        return list(conn.execute(query, {"context": context, "limit": limit}).all())
 
     def core_rows(self, conn: Connection, label: str | None = None) -> list[Row[Any]]:
+        if label is None:
+            return list(conn.execute(core_statement(self.namespace)).all())
         query = self.memory_query().where(memories.c.layer == "core")
-        if label is not None:
-            query = query.where(core_blocks.c.label == label)
+        query = query.where(core_blocks.c.label == label)
         return list(conn.execute(query.order_by(core_blocks.c.label)).all())
 
     # ------------------------------------------------------------------ metadata matches

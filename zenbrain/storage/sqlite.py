@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Engine, bindparam, event, select, text
+from sqlalchemy import Connection, Engine, bindparam, event, text
 
 from zenbrain.storage.indexes import IndexedText, ScopeStatistics
 from zenbrain.storage.scopes import count_memories, scope_statistics, scope_tokens, scoped_terms
@@ -19,6 +19,11 @@ BUSY_TIMEOUT_MS = 30_000
 PAGE_CACHE_KIB = 16_384
 """Page cache per connection (SQLite's default is 2 MiB): at 100k memories the indexes of a
 bulk write no longer fit in 2 MiB, and each insert then re-reads pages from the OS."""
+_SQL_IN_CHUNK = 900  # below SQLite's default limit of bound parameters
+# One scope's best keys by FTS5's BM25 (the context column weighs nothing).
+_CANDIDATES = (
+    "SELECT rowid FROM zb_fts WHERE zb_fts MATCH ? ORDER BY bm25(zb_fts, 0.0, 1.0) LIMIT ?"
+)
 
 
 def configure_sqlite_engine(engine: Engine, *, wal: bool) -> None:
@@ -136,8 +141,9 @@ class SqliteLexicalIndex:
     def _match(namespace: str, layer: str, context: str | None, terms: Sequence[str]) -> str:
         scope, ctx = scope_tokens(namespace, layer, context)
         wanted = " OR ".join(f'"{t}"' for t in scoped_terms(scope, list(dict.fromkeys(terms))))
-        match = f"terms : ({wanted})"
-        return f"ctx : {ctx} AND {match}" if ctx else match
+        # No column filter on the terms: scoped terms occur in no other column, and
+        # checking each hit's column costs FTS5 a pass over its positions.
+        return f"ctx : {ctx} AND ({wanted})" if ctx else f"({wanted})"
 
     def candidates(
         self,
@@ -150,14 +156,53 @@ class SqliteLexicalIndex:
     ) -> list[int]:
         if not terms:
             return []
-        rows = conn.execute(
-            text(
-                "SELECT rowid FROM zb_fts WHERE zb_fts MATCH :match "
-                "ORDER BY bm25(zb_fts, 0.0, 1.0) LIMIT :limit"
-            ),
-            {"match": self._match(namespace, layer, context, terms), "limit": limit},
+        rows = conn.exec_driver_sql(
+            _CANDIDATES, (self._match(namespace, layer, context, terms), limit)
         )
         return [int(r[0]) for r in rows]
+
+    def candidates_by_layer(
+        self,
+        conn: Connection,
+        namespace: str,
+        terms_by_layer: Mapping[str, Sequence[str]],
+        context: str | None,
+        limit: int,
+    ) -> dict[str, list[int]]:
+        found: dict[str, list[int]] = {layer: [] for layer in terms_by_layer}
+        layers = [layer for layer, terms in terms_by_layer.items() if terms]
+        if not layers:
+            return found
+        # Each layer's query is the one :meth:`candidates` runs, as a subquery: UNION ALL
+        # returns them one after the other, each in its own order.
+        statement = " UNION ALL ".join(
+            f"SELECT {position}, rowid FROM ({_CANDIDATES})" for position in range(len(layers))
+        )
+        params: list[Any] = []
+        for layer in layers:
+            params += [self._match(namespace, layer, context, terms_by_layer[layer]), limit]
+        for position, pk in conn.exec_driver_sql(statement, tuple(params)):
+            found[layers[position]].append(int(pk))
+        return found
+
+    def indexed_terms(
+        self, conn: Connection, pks: Sequence[int]
+    ) -> dict[int, tuple[str, ...]] | None:
+        found: dict[int, tuple[str, ...]] = {}
+        for begin in range(0, len(pks), _SQL_IN_CHUNK):
+            part = tuple(int(pk) for pk in pks[begin : begin + _SQL_IN_CHUNK])
+            marks = ",".join("?" * len(part))
+            statement = f"SELECT rowid, terms FROM zb_fts WHERE rowid IN ({marks})"
+            for pk, stored in conn.exec_driver_sql(statement, part):
+                # The scope token, then each term behind that same token (see :meth:`add`):
+                # "S Sa Sb" holds the terms "a" and "b".
+                stored = str(stored)
+                width = stored.find(" ")
+                if width < 0:
+                    found[int(pk)] = ()
+                    continue
+                found[int(pk)] = tuple(stored[2 * width + 1 :].split(" " + stored[:width]))
+        return found
 
     def document_count(
         self, conn: Connection, namespace: str, layer: str, context: str | None
@@ -201,27 +246,27 @@ class SqliteLexicalIndex:
     ) -> dict[str, ScopeStatistics]:
         wanted = list(dict.fromkeys(terms))
         scopes = {layer: scope_tokens(namespace, layer, None)[0] for layer in layers}
-        sizes = {
-            str(scope): (int(docs), int(length))
-            for scope, docs, length in conn.execute(
-                text(
-                    "SELECT scope, documents, length FROM zb_lexical_lengths WHERE scope IN :s"
-                ).bindparams(bindparam("s", expanding=True)),
-                {"s": list(scopes.values())},
+        keys = [scope + term for scope in scopes.values() for term in wanted]
+        if context is not None:
+            keys = []  # counted within the context, below
+        # One statement: the scopes' sizes, then the scoped terms' document counts (from
+        # the index's vocabulary; their length column is NULL).
+        statement = (
+            "SELECT scope, documents, length FROM zb_lexical_lengths "
+            f"WHERE scope IN ({','.join('?' * len(scopes))})"
+        )
+        if keys:
+            statement += (
+                " UNION ALL SELECT term, doc, NULL FROM zb_fts_vocab "
+                f"WHERE term IN ({','.join('?' * len(keys))})"
             )
-        }
+        sizes: dict[str, tuple[int, int]] = {}
         found: dict[str, int] = {}
-        if wanted and context is None:
-            keys = [scope + term for scope in scopes.values() for term in wanted]
-            found = {
-                str(key): int(doc)
-                for key, doc in conn.execute(
-                    select(text("term"), text("doc"))
-                    .select_from(text("zb_fts_vocab"))
-                    .where(text("term IN :terms").bindparams(bindparam("terms", expanding=True))),
-                    {"terms": keys},
-                )
-            }
+        for key, count, length in conn.exec_driver_sql(statement, (*scopes.values(), *keys)):
+            if length is None:
+                found[str(key)] = int(count)
+            else:
+                sizes[str(key)] = (int(count), int(length))
         return scope_statistics(
             conn,
             namespace,

@@ -4,11 +4,13 @@ A scope (namespace and layer) is held in memory in one of two forms:
 
 - below :data:`PREFILTER_MIN_ROWS` rows, an exact float32 matrix searched with one numpy
   matrix-vector product (at that size the product costs less than any index);
-- from there on, an int8 copy (a quarter of the bytes) scanned with usearch's SIMD kernels
-  for a few times more candidates than asked; the candidates' float32 vectors are then read
-  back by primary key and re-scored exactly, so every returned similarity is the exact
-  cosine and the ranking is exact as long as the true neighbours are among the candidates
-  (``benchmarks.scale`` measures how often they are).
+- from there on, an int8 copy (a quarter of the bytes) with each row's sign bits beside it
+  (a 32nd of the bytes). A search ranks every row by the Hamming distance of its bits to
+  the query's, re-ranks the closest 5% by their int8 cosine, and keeps a few times
+  more candidates than asked; their float32 vectors are then read back by primary key and
+  re-scored exactly, so every returned similarity is the exact cosine and the ranking is
+  exact as long as the true neighbours are among the candidates (``benchmarks.scale_ann``
+  and ``benchmarks.scale`` measure how often they are).
 
 Both forms grow in place into preallocated buffers (doubling), so loading or appending never
 copies the whole matrix more than once. Every write bumps the scope's row in
@@ -34,13 +36,21 @@ __all__ = [
     "PREFILTER_MIN_ROWS",
     "SqliteVectorIndex",
     "int8_candidates",
+    "prefilter_candidates",
     "quantize_int8",
+    "sign_codes",
 ]
 
 PREFILTER_MIN_ROWS = 20_000
 """From this many rows a scope is searched through its int8 copy (exact float32 below)."""
 PREFILTER_CANDIDATES_PER_RESULT = 2
 PREFILTER_EXTRA_CANDIDATES = 20
+# Rows re-ranked by int8 cosine after the sign-bit scan: this many per candidate, and at
+# least this share of the scope (benchmarks.scale_ann measures the recall this gives).
+SIGN_CANDIDATES_PER_CANDIDATE = 48
+SIGN_CANDIDATES_SHARE = 0.05
+# Fewer sign bits than this say too little about a row: such vectors are scanned as int8.
+SIGN_MIN_DIMENSION = 256
 _READ_CHUNK = 4096
 _SQL_IN_CHUNK = 900  # below SQLite's default limit of bound parameters
 
@@ -58,9 +68,19 @@ def quantize_int8(rows: np.ndarray) -> np.ndarray:
 
 class _Rows:
     """One scope's rows held in memory: primary keys, contexts and either float32 vectors
-    (``exact``) or their int8 quantisation, in preallocated buffers grown by doubling."""
+    (``exact``) or their int8 quantisation with its :func:`sign_codes`, in preallocated
+    buffers grown by doubling."""
 
-    __slots__ = ("_contexts", "_pks", "_vectors", "dimension", "max_pk", "size", "version")
+    __slots__ = (
+        "_codes",
+        "_contexts",
+        "_pks",
+        "_vectors",
+        "dimension",
+        "max_pk",
+        "size",
+        "version",
+    )
 
     def __init__(self, version: int, dimension: int, capacity: int, *, int8: bool) -> None:
         self.version = version
@@ -71,6 +91,7 @@ class _Rows:
         self._pks = np.zeros(capacity, dtype=np.int64)
         self._contexts = np.empty(capacity, dtype=object)
         self._vectors = np.zeros((capacity, dimension), dtype=np.int8 if int8 else np.float32)
+        self._codes = np.zeros((capacity if int8 else 0, _code_words(dimension)), np.uint64)
 
     @property
     def exact(self) -> bool:
@@ -88,6 +109,11 @@ class _Rows:
     def vectors(self) -> np.ndarray:
         return self._vectors[: self.size]
 
+    @property
+    def codes(self) -> np.ndarray:
+        """Sign codes of the int8 rows (empty while ``exact``)."""
+        return self._codes[: self.size]
+
     def _reserve(self, needed: int) -> None:
         if needed <= len(self._pks):
             return
@@ -99,6 +125,10 @@ class _Rows:
         grown = np.zeros((capacity, self.dimension), dtype=self._vectors.dtype)
         grown[: self.size] = self._vectors[: self.size]
         self._pks, self._contexts, self._vectors = pks, contexts, grown
+        if not self.exact:
+            codes = np.zeros((capacity, self._codes.shape[1]), dtype=np.uint64)
+            codes[: self.size] = self._codes[: self.size]
+            self._codes = codes
 
     def append(self, pks: Sequence[int], rows: np.ndarray, contexts: Sequence[str | None]) -> None:
         """Add rows (float32, one per key); they are quantised here when the scope is int8."""
@@ -108,7 +138,12 @@ class _Rows:
         self._reserve(end)
         self._pks[self.size : end] = pks
         self._contexts[self.size : end] = list(contexts)
-        self._vectors[self.size : end] = rows if self.exact else quantize_int8(rows)
+        if self.exact:
+            self._vectors[self.size : end] = rows
+        else:
+            quantized = quantize_int8(rows)
+            self._vectors[self.size : end] = quantized
+            self._codes[self.size : end] = sign_codes(quantized)
         self.size = end
         self.max_pk = max(self.max_pk, int(np.max(np.asarray(pks))))
 
@@ -117,7 +152,8 @@ class _Rows:
         kept = int(mask.sum())
         if kept == self.size:
             return
-        for buffer in (self._pks, self._contexts, self._vectors):
+        buffers = [self._pks, self._contexts, self._vectors]
+        for buffer in buffers if self.exact else [*buffers, self._codes]:
             buffer[:kept] = buffer[: self.size][mask]
         self.size = kept
         self.max_pk = int(self._pks[:kept].max()) if kept else 0
@@ -127,10 +163,16 @@ class _Rows:
         if not self.exact:
             return
         quantized = np.zeros((len(self._pks), self.dimension), dtype=np.int8)
+        codes = np.zeros((len(self._pks), _code_words(self.dimension)), dtype=np.uint64)
         for begin in range(0, self.size, _READ_CHUNK):
             end = min(self.size, begin + _READ_CHUNK)
             quantized[begin:end] = quantize_int8(self._vectors[begin:end])
-        self._vectors = quantized
+            codes[begin:end] = sign_codes(quantized[begin:end])
+        self._vectors, self._codes = quantized, codes
+
+
+def _candidate_count(rows: int, limit: int) -> int:
+    return min(rows, PREFILTER_CANDIDATES_PER_RESULT * limit + PREFILTER_EXTRA_CANDIDATES)
 
 
 def int8_candidates(rows: np.ndarray, query: np.ndarray, limit: int) -> np.ndarray:
@@ -138,11 +180,68 @@ def int8_candidates(rows: np.ndarray, query: np.ndarray, limit: int) -> np.ndarr
     them (or all rows), from usearch's exact (brute-force) SIMD scan on one thread."""
     from usearch.index import MetricKind, search
 
-    count = min(len(rows), PREFILTER_CANDIDATES_PER_RESULT * limit + PREFILTER_EXTRA_CANDIDATES)
+    count = _candidate_count(len(rows), limit)
     if count <= 0:
         return np.zeros(0, dtype=np.int64)
     found = search(rows, quantize_int8(query)[0], count, MetricKind.Cos, exact=True, threads=1)
     return np.asarray(found.keys, dtype=np.int64)
+
+
+def _code_words(dimension: int) -> int:
+    return -(-dimension // 64)
+
+
+def sign_codes(rows: np.ndarray) -> np.ndarray:
+    """Each row's sign bits (component > 0), packed into 64-bit words."""
+    rows = np.atleast_2d(rows)
+    bits = np.packbits(rows > 0, axis=1)
+    padded = np.zeros((len(rows), _code_words(rows.shape[1]) * 8), dtype=np.uint8)
+    padded[:, : bits.shape[1]] = bits
+    return padded.view(np.uint64)
+
+
+_BITS_IN_BYTE = np.array([bin(byte).count("1") for byte in range(256)], dtype=np.uint8)
+
+
+def _popcount(words: np.ndarray) -> np.ndarray:
+    """Set bits of each 64-bit word (numpy's own kernel from numpy 2.0)."""
+    if hasattr(np, "bitwise_count"):
+        return np.asarray(np.bitwise_count(words))
+    per_byte = _BITS_IN_BYTE[words.view(np.uint8)].reshape(*words.shape, 8)
+    return per_byte.sum(axis=-1, dtype=np.uint8)
+
+
+def _hamming(codes: np.ndarray, query_code: np.ndarray) -> np.ndarray:
+    """Hamming distance of every row's code to the query's, word by word (a reduction
+    over the word axis costs several times more)."""
+    differing = _popcount(codes ^ query_code)
+    distances = differing[:, 0].astype(np.uint16)
+    for word in range(1, differing.shape[1]):
+        distances += differing[:, word]
+    return distances
+
+
+def prefilter_candidates(
+    rows: np.ndarray, codes: np.ndarray, query: np.ndarray, limit: int
+) -> np.ndarray:
+    """Positions of the int8 ``rows`` (with their :func:`sign_codes`) closest to ``query``,
+    ``2 × limit + 20`` of them: the rows nearest by Hamming distance of sign bits (5% of
+    the rows, at least 48 per candidate), re-ranked by int8 cosine (usearch's SIMD kernel on
+    one thread). Nearest first. Vectors of fewer than :data:`SIGN_MIN_DIMENSION`
+    dimensions, and scopes that small, are scanned as int8 (:func:`int8_candidates`)."""
+    from usearch.index import MetricKind, search
+
+    count = _candidate_count(len(rows), limit)
+    if count <= 0:
+        return np.zeros(0, dtype=np.int64)
+    quantized = quantize_int8(query)
+    wide = max(SIGN_CANDIDATES_PER_CANDIDATE * count, int(len(rows) * SIGN_CANDIDATES_SHARE))
+    if wide >= len(rows) or rows.shape[1] < SIGN_MIN_DIMENSION:
+        return int8_candidates(rows, query, limit)
+    distances = _hamming(codes, sign_codes(quantized)[0])
+    near = np.argpartition(distances, wide - 1)[:wide]
+    found = search(rows[near], quantized[0], count, MetricKind.Cos, exact=True, threads=1)
+    return near[np.asarray(found.keys, dtype=np.int64)]
 
 
 def _top(scores: np.ndarray, limit: int) -> np.ndarray:
@@ -349,18 +448,18 @@ class SqliteVectorIndex:
         if loaded.size == 0 or limit <= 0:
             return []
         with self._lock:
-            pks = loaded.pks
-            rows = loaded.vectors
+            pks, rows, codes = loaded.pks, loaded.vectors, loaded.codes
             if context is not None:
                 positions = np.flatnonzero(loaded.contexts == context)
                 pks, rows = pks[positions], rows[positions]
+                codes = codes[positions] if not loaded.exact else codes
             if len(pks) == 0:
                 return []
             if loaded.exact:
                 sims = rows @ query
                 top = _top(sims, limit)
                 return [(int(pks[i]), float(sims[i])) for i in top]
-            candidates = int8_candidates(rows, query, limit)
+            candidates = prefilter_candidates(rows, codes, query, limit)
             chosen = pks[candidates]
         return self.rescore(conn, chosen.tolist(), query, limit)
 
