@@ -198,7 +198,8 @@ class _LayerSearch:
         lexical = self.index.lexical.candidates_by_layer(
             conn, namespace, terms_by_layer, context, pool
         )
-        found: dict[str, tuple[list[int], dict[int, float]]] = {}
+        # Per layer: lexical candidates, cosines, and every candidate once (lexical first).
+        found: dict[str, tuple[list[int], dict[int, float], list[int]]] = {}
         for layer in layers:
             cosines: dict[int, float] = {}
             if self.query_vector is not None:
@@ -206,23 +207,24 @@ class _LayerSearch:
                     conn, namespace, layer, self.query_vector, context, pool
                 )
                 cosines = dict(nearest)
-            found[layer] = (lexical[layer], cosines)
-        every = [pk for pks, cosines in found.values() for pk in dict.fromkeys([*pks, *cosines])]
+            pks = lexical[layer]
+            found[layer] = (pks, cosines, list(dict.fromkeys([*pks, *cosines])))
+        every = [pk for _, _, candidates in found.values() for pk in candidates]
         stored = self.index.lexical.indexed_terms(conn, every) or {}
         # Procedures are weighted by their success rate, which only their rows hold.
         unstored = [
             pk
-            for layer, (pks, cosines) in found.items()
-            for pk in dict.fromkeys([*pks, *cosines])
+            for layer, (_, _, candidates) in found.items()
+            for pk in candidates
             if layer == "procedural" or pk not in stored
         ]
         rows = self.repo.rows_by_pk(conn, unstored)
         best: dict[int, None] = {}
         by_layer: dict[str, list[tuple[float, int]]] = {}
-        for layer, (pks, cosines) in found.items():
+        for layer, (pks, cosines, candidates) in found.items():
             query, average_length = self._lexical_query(layer, pks)
             scored: list[tuple[float, int]] = []
-            for pk in dict.fromkeys([*pks, *cosines]):
+            for pk in candidates:
                 row = rows.get(pk)
                 if row is not None:
                     score = self._score(row, query, average_length, cosines.get(pk, -1.0))
@@ -290,7 +292,7 @@ class _LayerSearch:
                 if len(allowed.intersection([*lexical_pks, *cosines])) >= self.limit:
                     break
                 pool = min(pool * 4, MAX_FILTERED_POOL)  # matches rank low: widen the pools
-        return self._rank(conn, layer, lexical_pks, cosines, allowed, None)
+        return self._rank(conn, layer, lexical_pks, cosines, allowed)
 
     def _rank(
         self,
@@ -299,14 +301,12 @@ class _LayerSearch:
         lexical_pks: list[int],
         cosines: dict[int, float],
         allowed: set[int] | None,
-        rows: dict[int, Row[Any]] | None,
     ) -> tuple[list[RecallResult], Callable[[], list[RecallResult]] | list[RecallResult]]:
-        """Score the candidates (their rows read here unless given) and keep the best."""
+        """Read the candidates' rows, score them and keep the best."""
         candidate_pks = list(dict.fromkeys([*lexical_pks, *cosines]))
         if allowed is not None:
             candidate_pks = [pk for pk in candidate_pks if pk in allowed]
-        if rows is None:
-            rows = self.repo.rows_by_pk(conn, candidate_pks)
+        rows = self.repo.rows_by_pk(conn, candidate_pks)
         query, average_length = self._lexical_query(layer, lexical_pks)
         scored: list[tuple[float, int, Row[Any]]] = []
         for order, pk in enumerate(candidate_pks):
