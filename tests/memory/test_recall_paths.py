@@ -167,4 +167,5 @@ def test_indexed_terms_are_the_tokens_of_the_indexed_text(store_location: str) -
                 outcome=row.outcome or "",
                 label=row.label,
             )
-            assert stored[int(row.pk)] == tuple(tokenize(text))
+            assert stored[int(row.pk)].terms == tuple(tokenize(text))
+            assert stored[int(row.pk)].created_at == row.created_at

@@ -230,7 +230,7 @@ class _LayerSearch:
                     score = self._score(row, query, average_length, cosines.get(pk, -1.0))
                 elif pk in stored and layer != "procedural":
                     score = self._terms_score(
-                        stored[pk], query, average_length, cosines.get(pk, -1.0)
+                        stored[pk].terms, query, average_length, cosines.get(pk, -1.0)
                     )
                 else:
                     continue
@@ -238,10 +238,8 @@ class _LayerSearch:
                     scored.append((score, pk))
             by_layer[layer] = scored
         # Conversation neighbours lend each other relevance: that needs every scored
-        # memory's time (and no more of its row).
-        times = self.repo.created_times(
-            conn, [pk for scored in by_layer.values() for _, pk in scored if pk not in rows]
-        )
+        # memory's time, which the index gives with its terms (or its row holds).
+        times = {pk: entry.created_at for pk, entry in stored.items()}
         times.update((pk, row.created_at) for pk, row in rows.items())
         for layer, scored in by_layer.items():
             known = [(score, pk, times[pk]) for score, pk in scored if pk in times]

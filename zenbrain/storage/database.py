@@ -5,6 +5,7 @@ errors into :class:`~zenbrain.errors.StorageError` with a message that says what
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,6 +24,10 @@ from zenbrain.errors import (
 from zenbrain.storage.indexes import LexicalIndex, VectorIndex
 from zenbrain.storage.migrations import migrate
 from zenbrain.storage.schema import meta
+
+# What a failing driver raises: SQLAlchemy's wrappers, and the sqlite3 errors of the
+# statements the SQLite indexes send through the DB-API directly (executemany, bulk reads).
+_DRIVER_ERRORS = (SQLAlchemyError, sqlite3.Error, UnicodeError)
 
 __all__ = ["DEFAULT_DB", "Database", "resolve_location", "storage_error"]
 
@@ -187,7 +192,7 @@ class Database:
         try:
             with self.engine.connect().execution_options(zenbrain_write=True) as conn, conn.begin():
                 yield conn
-        except (SQLAlchemyError, UnicodeError) as exc:
+        except _DRIVER_ERRORS as exc:
             raise storage_error(exc, "writing to", self.where) from exc
 
     @contextmanager
@@ -196,7 +201,7 @@ class Database:
         try:
             with self.engine.connect() as conn, conn.begin():
                 yield conn
-        except (SQLAlchemyError, UnicodeError) as exc:
+        except _DRIVER_ERRORS as exc:
             raise storage_error(exc, "reading", self.where) from exc
 
     def get_meta(self, key: str) -> str | None:

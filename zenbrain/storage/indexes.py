@@ -10,12 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from datetime import datetime
+from typing import NamedTuple, Protocol
 
 import numpy as np
 from sqlalchemy import Connection
 
-__all__ = ["IndexedText", "IndexedVector", "LexicalIndex", "ScopeStatistics", "VectorIndex"]
+__all__ = [
+    "IndexedTerms",
+    "IndexedText",
+    "IndexedVector",
+    "LexicalIndex",
+    "ScopeStatistics",
+    "VectorIndex",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +33,14 @@ class IndexedText:
     layer: str
     context: str | None
     terms: Sequence[str]
+
+
+class IndexedTerms(NamedTuple):
+    """A memory as a lexical index that keeps term order gives it back for ranking: its
+    index terms in order, and when it was stored (naive UTC, as the tables hold times)."""
+
+    terms: tuple[str, ...]
+    created_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,12 +96,11 @@ class LexicalIndex(Protocol):
         :meth:`candidates` gives for it (an empty list for a layer without terms)."""
         ...
 
-    def indexed_terms(
-        self, conn: Connection, pks: Sequence[int]
-    ) -> dict[int, tuple[str, ...]] | None:
+    def indexed_terms(self, conn: Connection, pks: Sequence[int]) -> dict[int, IndexedTerms] | None:
         """Each memory's index terms in their order, as the index keeps them (what
-        :func:`zenbrain.text.tokenize` made of its indexed text), so a ranking need not read
-        and tokenize the text again; None from a back end that keeps no order."""
+        :func:`zenbrain.text.tokenize` made of its indexed text), with its time, so a ranking
+        need not read and tokenize the text again; None from a back end that keeps no
+        order."""
         ...
 
     def document_frequencies(

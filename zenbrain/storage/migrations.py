@@ -325,10 +325,14 @@ def rebuild_lexical_index(db: Database, conn: Connection) -> int:
 
     # Start from an empty index (and the counts kept beside it), then add every memory:
     # the counts are then right by construction, whatever state the old index was in.
-    derived = ("zb_fts", "zb_lexical_lengths") if db.dialect == "sqlite" else ("zb_lexical",)
+    derived = ("zb_fts",) if db.dialect == "sqlite" else ("zb_lexical",)
     for table in derived:
         if inspect(conn).has_table(table):
             conn.exec_driver_sql(f"DELETE FROM {table}")
+    if db.dialect == "sqlite" and inspect(conn).has_table("zb_lexical_lengths"):
+        # Emptied, not deleted: each scope's change count must only grow, so that postings
+        # held by other processes see that every memory changed (storage/sqlite.py).
+        conn.exec_driver_sql("UPDATE zb_lexical_lengths SET documents = 0, length = 0")
     if db.dialect == "postgresql":
         conn.exec_driver_sql("DELETE FROM zb_lexical_counts")
     done = 0

@@ -15,7 +15,7 @@ from sqlalchemy import URL, Connection, Engine, create_engine, event, make_url, 
 
 from zenbrain.errors import InvalidInputError, MissingDependencyError, StorageError
 from zenbrain.storage.dialect import POSTGRES_MIGRATION_LOCK
-from zenbrain.storage.indexes import IndexedText, IndexedVector, ScopeStatistics
+from zenbrain.storage.indexes import IndexedTerms, IndexedText, IndexedVector, ScopeStatistics
 from zenbrain.storage.pgvector_indexes import create_hnsw_indexes, layer_literal
 from zenbrain.storage.scopes import count_memories, scope_statistics, scope_tokens, scoped_terms
 
@@ -350,9 +350,7 @@ class PostgresLexicalIndex:
             found[layers[int(position)]].append(int(pk))
         return found
 
-    def indexed_terms(
-        self, conn: Connection, pks: Sequence[int]
-    ) -> dict[int, tuple[str, ...]] | None:
+    def indexed_terms(self, conn: Connection, pks: Sequence[int]) -> dict[int, IndexedTerms] | None:
         """None: a ``tsvector`` keeps each term once, in no order."""
         return None
 

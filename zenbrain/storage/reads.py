@@ -18,7 +18,6 @@ from zenbrain.storage.subtree import in_subtree
 __all__ = [
     "by_pk_statement",
     "core_statement",
-    "created_statement",
     "latest_statement",
     "memory_select",
 ]
@@ -81,11 +80,3 @@ def core_statement(namespace: str) -> Select[Any]:
     """The core blocks of ``namespace`` by label."""
     query = memory_select(namespace).where(memories.c.layer == "core")
     return query.order_by(core_blocks.c.label)
-
-
-@lru_cache(maxsize=_KEPT)
-def created_statement(namespace: str) -> Select[Any]:
-    """``(pk, created_at)`` of the memories of ``namespace`` whose pk is in ``pks``."""
-    return select(memories.c.pk, memories.c.created_at).where(
-        keyed_namespace_filter(namespace), memories.c.pk.in_(bindparam("pks", expanding=True))
-    )

@@ -39,7 +39,6 @@ from zenbrain.storage.indexes import IndexedText, IndexedVector
 from zenbrain.storage.reads import (
     by_pk_statement,
     core_statement,
-    created_statement,
     latest_statement,
     memory_select,
 )
@@ -94,13 +93,6 @@ class Repository:
             return {}
         found = conn.execute(by_pk_statement(self.namespace), {"pks": list(pks)})
         return {int(row.pk): row for row in found.all()}
-
-    def created_times(self, conn: Connection, pks: Sequence[int]) -> dict[int, datetime]:
-        """When each of these memories was stored (only what neighbours need of a row)."""
-        if not pks:
-            return {}
-        found = conn.execute(created_statement(self.namespace), {"pks": list(pks)})
-        return {int(pk): created for pk, created in found.all()}
 
     def latest_rows(
         self, conn: Connection, layer: str, context: str | None, limit: int

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Engine, bindparam, event, text
 
-from zenbrain.storage.indexes import IndexedText, ScopeStatistics
-from zenbrain.storage.scopes import count_memories, scope_statistics, scope_tokens, scoped_terms
+from zenbrain.storage.indexes import IndexedTerms, IndexedText, ScopeStatistics
+from zenbrain.storage.postings import ScopePostings
+from zenbrain.storage.scopes import count_memories, scope_tokens, scoped_terms
 
 __all__ = [
     "SqliteLexicalIndex",
@@ -20,10 +23,18 @@ PAGE_CACHE_KIB = 16_384
 """Page cache per connection (SQLite's default is 2 MiB): at 100k memories the indexes of a
 bulk write no longer fit in 2 MiB, and each insert then re-reads pages from the OS."""
 _SQL_IN_CHUNK = 900  # below SQLite's default limit of bound parameters
-# One scope's best keys by FTS5's BM25 (the context column weighs nothing).
-_CANDIDATES = (
-    "SELECT rowid FROM zb_fts WHERE zb_fts MATCH ? ORDER BY bm25(zb_fts, 0.0, 1.0) LIMIT ?"
-)
+REMOVAL_LOG_KEPT = 10_000
+"""Entries of ``zb_lexical_removed`` kept; a process further behind reloads its postings."""
+_READ_CHUNK = 4096
+
+
+def _stored_terms(stored: str) -> tuple[str, ...]:
+    """The index terms of a ``zb_fts`` row: the scope token, then each term behind that same
+    token (see :meth:`SqliteLexicalIndex.add`), so "S Sa Sb" holds the terms "a" and "b"."""
+    width = stored.find(" ")
+    if width < 0:
+        return ()
+    return tuple(stored[2 * width + 1 :].split(" " + stored[:width]))
 
 
 def configure_sqlite_engine(engine: Engine, *, wal: bool) -> None:
@@ -54,9 +65,20 @@ class SqliteLexicalIndex:
     """An FTS5 table of each memory's scoped terms (see :func:`scoped_terms`), plus its
     context token for searches limited to a context.
 
-    Beside it, ``zb_lexical_lengths`` keeps each scope's number of memories and their total
-    length in index terms (BM25's average length), updated with every add and remove; the
-    per-term document counts come straight from the index through ``fts5vocab``."""
+    Beside it, ``zb_lexical_lengths`` keeps each scope's number of memories, their total
+    length in index terms (BM25's average length) and a count of changes, updated with every
+    add and remove; the per-term document counts come straight from the index through
+    ``fts5vocab``.
+
+    Candidates come from each scope's postings held in memory (:class:`ScopePostings`),
+    loaded from ``zb_fts`` on the first search and kept in step with every writer: a search
+    reads the scope's change count, and when it moved, the rows added since (keys only grow)
+    and the removals logged in ``zb_lexical_removed`` since. Changes those do not account
+    for exactly (a log pruned past this copy, a re-indexed store) reload the scope."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, ScopePostings] = {}
+        self._lock = threading.Lock()
 
     def install(self, conn: Connection) -> None:
         conn.exec_driver_sql(
@@ -67,15 +89,25 @@ class SqliteLexicalIndex:
         conn.exec_driver_sql(
             "CREATE VIRTUAL TABLE IF NOT EXISTS zb_fts_vocab USING fts5vocab(zb_fts, 'row')"
         )
+        conn.exec_driver_sql(
+            "CREATE TABLE IF NOT EXISTS zb_lexical_removed ("
+            " seq INTEGER PRIMARY KEY AUTOINCREMENT, scope TEXT NOT NULL, pk INTEGER NOT NULL)"
+        )
         existed = conn.exec_driver_sql(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'zb_lexical_lengths'"
         ).scalar()
         if existed:
+            info = conn.exec_driver_sql("PRAGMA table_info(zb_lexical_lengths)")
+            columns = {row[1] for row in info}
+            if "changes" not in columns:  # additive: stores from before it count from 0
+                conn.exec_driver_sql(
+                    "ALTER TABLE zb_lexical_lengths ADD COLUMN changes INTEGER NOT NULL DEFAULT 0"
+                )
             return
         # Additive: stores made before it get the table filled from the index once.
         conn.exec_driver_sql(
-            "CREATE TABLE zb_lexical_lengths ("
-            " scope TEXT PRIMARY KEY, documents INTEGER NOT NULL, length INTEGER NOT NULL)"
+            "CREATE TABLE zb_lexical_lengths (scope TEXT PRIMARY KEY, documents INTEGER NOT NULL,"
+            " length INTEGER NOT NULL, changes INTEGER NOT NULL DEFAULT 0)"
         )
         conn.exec_driver_sql(
             "INSERT INTO zb_lexical_lengths (scope, documents, length) "
@@ -87,21 +119,22 @@ class SqliteLexicalIndex:
         )
 
     @staticmethod
-    def _count_lengths(conn: Connection, changes: dict[str, tuple[int, int]]) -> None:
+    def _count_lengths(conn: Connection, changes: dict[str, tuple[int, int, int]]) -> None:
         if not changes:
             return
         conn.connection.driver_connection.executemany(  # type: ignore[union-attr]
-            "INSERT INTO zb_lexical_lengths (scope, documents, length) VALUES (?, ?, ?) "
-            "ON CONFLICT (scope) DO UPDATE SET documents = documents + excluded.documents, "
-            "length = length + excluded.length",
-            [(scope, docs, length) for scope, (docs, length) in sorted(changes.items())],
+            "INSERT INTO zb_lexical_lengths (scope, documents, length, changes) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT (scope) DO UPDATE SET "
+            "documents = documents + excluded.documents, length = length + excluded.length, "
+            "changes = changes + excluded.changes",
+            [(scope, *counts) for scope, counts in sorted(changes.items())],
         )
 
     def add(self, conn: Connection, rows: Sequence[IndexedText]) -> None:
         if not rows:
             return
         params = []
-        changes: dict[str, tuple[int, int]] = {}
+        changes: dict[str, tuple[int, int, int]] = {}
         tokens: dict[tuple[str, str, str | None], tuple[str, str | None]] = {}
         for row in rows:
             where = (row.namespace, row.layer, row.context)
@@ -112,8 +145,8 @@ class SqliteLexicalIndex:
             glue = " " + scope
             terms = scope + glue + glue.join(row.terms) if row.terms else scope
             params.append((row.pk, ctx or "", terms))
-            docs, length = changes.get(scope, (0, 0))
-            changes[scope] = (docs + 1, length + len(row.terms))
+            docs, length, changed = changes.get(scope, (0, 0, 0))
+            changes[scope] = (docs + 1, length + len(row.terms), changed + 1)
         # The DB-API directly: one executemany instead of SQLAlchemy's per-row processing.
         conn.connection.driver_connection.executemany(  # type: ignore[union-attr]
             "INSERT INTO zb_fts(rowid, ctx, terms) VALUES (?, ?, ?)", params
@@ -124,25 +157,148 @@ class SqliteLexicalIndex:
         if not pks:
             return
         found = conn.execute(
-            text("SELECT terms FROM zb_fts WHERE rowid IN :pks").bindparams(
+            text("SELECT rowid, terms FROM zb_fts WHERE rowid IN :pks").bindparams(
                 bindparam("pks", expanding=True)
             ),
             {"pks": list(pks)},
         ).all()
-        changes: dict[str, tuple[int, int]] = {}
-        for (stored,) in found:
+        changes: dict[str, tuple[int, int, int]] = {}
+        removed: list[tuple[str, int]] = []
+        for pk, stored in found:
             tokens = str(stored).split(" ")
-            docs, length = changes.get(tokens[0], (0, 0))
-            changes[tokens[0]] = (docs - 1, length - (len(tokens) - 1))
-        conn.execute(text("DELETE FROM zb_fts WHERE rowid = :pk"), [{"pk": pk} for pk in pks])
+            docs, length, changed = changes.get(tokens[0], (0, 0, 0))
+            changes[tokens[0]] = (docs - 1, length - (len(tokens) - 1), changed + 1)
+            removed.append((tokens[0], int(pk)))
+        if not removed:
+            return
+        driver = conn.connection.driver_connection
+        driver.executemany(  # type: ignore[union-attr]
+            "DELETE FROM zb_fts WHERE rowid = ?", [(pk,) for _, pk in removed]
+        )
+        # Logged for the postings other processes hold (see the class docstring).
+        driver.executemany(  # type: ignore[union-attr]
+            "INSERT INTO zb_lexical_removed (scope, pk) VALUES (?, ?)", removed
+        )
+        driver.execute(  # type: ignore[union-attr]
+            "DELETE FROM zb_lexical_removed WHERE seq <= "
+            "(SELECT max(seq) FROM zb_lexical_removed) - ?",
+            (REMOVAL_LOG_KEPT,),
+        )
         self._count_lengths(conn, changes)
+
+    # ------------------------------------------------------------------ postings in memory
+    @staticmethod
+    def _read(conn: Connection, statement: str, params: Sequence[Any]) -> Iterable[Any]:
+        cursor = conn.connection.driver_connection.execute(statement, params)  # type: ignore[union-attr]
+        try:
+            while chunk := cursor.fetchmany(_READ_CHUNK):
+                yield from chunk
+        finally:
+            cursor.close()
+
+    def _add_rows(self, postings: ScopePostings, rows: Iterable[Any]) -> int:
+        added = 0
+        for pk, ctx, stored in rows:
+            postings.add(int(pk), str(ctx) or None, _stored_terms(str(stored)))
+            added += 1
+        return added
+
+    def _load(self, conn: Connection, scope: str, changes: int) -> ScopePostings:
+        postings = ScopePostings(changes)
+        postings.removals_seen = int(
+            conn.exec_driver_sql("SELECT coalesce(max(seq), 0) FROM zb_lexical_removed").scalar()
+            or 0
+        )
+        self._add_rows(
+            postings,
+            self._read(
+                conn,
+                "SELECT rowid, ctx, terms FROM zb_fts WHERE zb_fts MATCH ? ORDER BY rowid",
+                (f'"{scope}"',),
+            ),
+        )
+        return postings
+
+    def _catch_up(
+        self, conn: Connection, scope: str, postings: ScopePostings, documents: int, changes: int
+    ) -> bool:
+        """Apply what writers changed since ``postings`` was last in step; False when that
+        does not account for every change counted (the caller then reloads the scope)."""
+        oldest, newest = conn.exec_driver_sql(
+            "SELECT min(seq), max(seq) FROM zb_lexical_removed"
+        ).one()
+        if oldest is not None and int(oldest) > postings.removals_seen + 1:
+            return False  # entries this copy never saw were pruned
+        removed = conn.exec_driver_sql(
+            "SELECT pk FROM zb_lexical_removed WHERE seq > ? AND scope = ? ORDER BY seq",
+            (postings.removals_seen, scope),
+        ).all()
+        postings.removals_seen = int(newest or 0)
+        known = postings.max_pk
+        explained = 0
+        gone: dict[int, None] = {}
+        for (pk,) in removed:
+            explained += 1
+            if int(pk) > known:
+                explained += 1  # added after this copy was in step, then removed
+            elif postings.discard(int(pk)):
+                gone[int(pk)] = None
+        # Memories re-indexed in place (removed, then added again under their key).
+        keys = list(gone)
+        for begin in range(0, len(keys), _SQL_IN_CHUNK):
+            part = keys[begin : begin + _SQL_IN_CHUNK]
+            again = [
+                row
+                for row in self._read(
+                    conn,
+                    "SELECT rowid, ctx, terms FROM zb_fts "
+                    f"WHERE rowid IN ({','.join('?' * len(part))})",
+                    part,
+                )
+                if str(row[2]).split(" ", 1)[0] == scope
+            ]
+            explained += self._add_rows(postings, again)
+        explained += self._add_rows(
+            postings,
+            self._read(
+                conn,
+                "SELECT rowid, ctx, terms FROM zb_fts WHERE zb_fts MATCH ? AND rowid > ? "
+                "ORDER BY rowid",
+                (f'"{scope}"', known),
+            ),
+        )
+        return explained == changes - postings.changes and len(postings) == documents
+
+    def _postings(self, conn: Connection, scopes: Sequence[str]) -> dict[str, ScopePostings]:
+        """Each scope's postings, brought up to date with the store (caller holds the lock)."""
+        marks = ",".join("?" * len(scopes))
+        state = {
+            str(scope): (int(documents), int(changes))
+            for scope, documents, changes in conn.exec_driver_sql(
+                "SELECT scope, documents, changes FROM zb_lexical_lengths "
+                f"WHERE scope IN ({marks})",
+                tuple(scopes),
+            )
+        }
+        found: dict[str, ScopePostings] = {}
+        for scope in scopes:
+            documents, changes = state.get(scope, (0, 0))
+            postings = self._cache.get(scope)
+            if postings is None or (
+                postings.changes != changes
+                and not self._catch_up(conn, scope, postings, documents, changes)
+            ):
+                postings = self._load(conn, scope, changes)
+            postings.changes = changes
+            self._cache[scope] = postings
+            found[scope] = postings
+        return found
 
     @staticmethod
     def _match(namespace: str, layer: str, context: str | None, terms: Sequence[str]) -> str:
         scope, ctx = scope_tokens(namespace, layer, context)
         wanted = " OR ".join(f'"{t}"' for t in scoped_terms(scope, list(dict.fromkeys(terms))))
-        # No column filter on the terms: scoped terms occur in no other column, and
-        # checking each hit's column costs FTS5 a pass over its positions.
+        # No column filter on the terms: scoped terms occur in no other column.
         return f"ctx : {ctx} AND ({wanted})" if ctx else f"({wanted})"
 
     def candidates(
@@ -154,12 +310,7 @@ class SqliteLexicalIndex:
         context: str | None,
         limit: int,
     ) -> list[int]:
-        if not terms:
-            return []
-        rows = conn.exec_driver_sql(
-            _CANDIDATES, (self._match(namespace, layer, context, terms), limit)
-        )
-        return [int(r[0]) for r in rows]
+        return self.candidates_by_layer(conn, namespace, {layer: terms}, context, limit)[layer]
 
     def candidates_by_layer(
         self,
@@ -170,38 +321,34 @@ class SqliteLexicalIndex:
         limit: int,
     ) -> dict[str, list[int]]:
         found: dict[str, list[int]] = {layer: [] for layer in terms_by_layer}
-        layers = [layer for layer, terms in terms_by_layer.items() if terms]
-        if not layers:
+        tokens = {
+            layer: scope_tokens(namespace, layer, context)
+            for layer, terms in terms_by_layer.items()
+            if terms
+        }
+        if not tokens:
             return found
-        # Each layer's query is the one :meth:`candidates` runs, as a subquery: UNION ALL
-        # returns them one after the other, each in its own order.
-        statement = " UNION ALL ".join(
-            f"SELECT {position}, rowid FROM ({_CANDIDATES})" for position in range(len(layers))
-        )
-        params: list[Any] = []
-        for layer in layers:
-            params += [self._match(namespace, layer, context, terms_by_layer[layer]), limit]
-        for position, pk in conn.exec_driver_sql(statement, tuple(params)):
-            found[layers[position]].append(int(pk))
+        with self._lock:
+            postings = self._postings(conn, [scope for scope, _ in tokens.values()])
+            for layer, (scope, ctx) in tokens.items():
+                found[layer] = postings[scope].best(terms_by_layer[layer], ctx, limit)
         return found
 
-    def indexed_terms(
-        self, conn: Connection, pks: Sequence[int]
-    ) -> dict[int, tuple[str, ...]] | None:
-        found: dict[int, tuple[str, ...]] = {}
+    def indexed_terms(self, conn: Connection, pks: Sequence[int]) -> dict[int, IndexedTerms] | None:
+        found: dict[int, IndexedTerms] = {}
         for begin in range(0, len(pks), _SQL_IN_CHUNK):
             part = tuple(int(pk) for pk in pks[begin : begin + _SQL_IN_CHUNK])
             marks = ",".join("?" * len(part))
-            statement = f"SELECT rowid, terms FROM zb_fts WHERE rowid IN ({marks})"
-            for pk, stored in conn.exec_driver_sql(statement, part):
-                # The scope token, then each term behind that same token (see :meth:`add`):
-                # "S Sa Sb" holds the terms "a" and "b".
-                stored = str(stored)
-                width = stored.find(" ")
-                if width < 0:
-                    found[int(pk)] = ()
-                    continue
-                found[int(pk)] = tuple(stored[2 * width + 1 :].split(" " + stored[:width]))
+            # FTS5 keeps each row's text in its content table (columns id, c0 = ctx,
+            # c1 = terms): read there by key, without a pass through the full-text module.
+            statement = (
+                "SELECT c.id, c.c1, m.created_at FROM zb_fts_content c "
+                f"JOIN zb_memories m ON m.pk = c.id WHERE c.id IN ({marks})"
+            )
+            for pk, stored, created in self._read(conn, statement, part):
+                found[int(pk)] = IndexedTerms(
+                    _stored_terms(str(stored)), datetime.fromisoformat(str(created))
+                )
         return found
 
     def document_count(
@@ -244,36 +391,14 @@ class SqliteLexicalIndex:
         terms: Sequence[str],
         context: str | None,
     ) -> dict[str, ScopeStatistics]:
-        wanted = list(dict.fromkeys(terms))
-        scopes = {layer: scope_tokens(namespace, layer, None)[0] for layer in layers}
-        keys = [scope + term for scope in scopes.values() for term in wanted]
-        if context is not None:
-            keys = []  # counted within the context, below
-        # One statement: the scopes' sizes, then the scoped terms' document counts (from
-        # the index's vocabulary; their length column is NULL).
-        statement = (
-            "SELECT scope, documents, length FROM zb_lexical_lengths "
-            f"WHERE scope IN ({','.join('?' * len(scopes))})"
-        )
-        if keys:
-            statement += (
-                " UNION ALL SELECT term, doc, NULL FROM zb_fts_vocab "
-                f"WHERE term IN ({','.join('?' * len(keys))})"
-            )
-        sizes: dict[str, tuple[int, int]] = {}
-        found: dict[str, int] = {}
-        for key, count, length in conn.exec_driver_sql(statement, (*scopes.values(), *keys)):
-            if length is None:
-                found[str(key)] = int(count)
-            else:
-                sizes[str(key)] = (int(count), int(length))
-        return scope_statistics(
-            conn,
-            namespace,
-            scopes,
-            {layer: sizes.get(scope, (0, 0)) for layer, scope in scopes.items()},
-            found,
-            wanted,
-            context,
-            lambda layer: self.document_frequencies(conn, namespace, layer, wanted, context),
-        )
+        # From the postings in memory: the index's own vocabulary would walk each term's
+        # postings on disk to count them.
+        tokens = {layer: scope_tokens(namespace, layer, context) for layer in layers}
+        if not tokens:
+            return {}
+        with self._lock:
+            postings = self._postings(conn, list(dict.fromkeys(s for s, _ in tokens.values())))
+            return {
+                layer: ScopeStatistics(*postings[scope].counts(terms, ctx))
+                for layer, (scope, ctx) in tokens.items()
+            }

@@ -1,0 +1,235 @@
+"""The postings SQLite holds in memory for lexical candidates: they rank as BM25's relevance
+computed by hand, count as the index does, and stay in step with every writer (this
+process, another coordinator on the same file, another process), including removals,
+memories re-indexed in place, a pruned removal log and a rebuilt index."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from zenbrain import MemoryCoordinator
+from zenbrain.ranking import K1, B
+from zenbrain.storage import sqlite as sqlite_index
+from zenbrain.storage.database import Database, resolve_location
+from zenbrain.storage.indexes import IndexedText
+from zenbrain.storage.migrations import rebuild_lexical_index
+from zenbrain.storage.postings import ScopePostings
+from zenbrain.storage.scopes import scope_tokens
+from zenbrain.text import tokenize
+
+WORDS = [f"w{i}" for i in range(30)]
+
+
+def _relevance(terms: list[str], doc: list[str], docs: dict[int, list[str]]) -> float:
+    """BM25's relevance as ScopePostings.best documents it, from the live documents only."""
+    live = len(docs)
+    average = sum(len(d) for d in docs.values()) / live
+    total = 0.0
+    for term in dict.fromkeys(terms):
+        tf = doc.count(term)
+        if not tf:
+            continue
+        df = sum(term in d for d in docs.values())
+        norm = 1 - B + B * len(doc) / average
+        total += math.log1p(live / (1 + df)) * min(1.0, tf * (K1 + 1) / (tf + K1 * norm))
+    return total
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_best_and_counts_agree_with_a_count_by_hand(seed: int) -> None:
+    rng = random.Random(seed)
+    postings = ScopePostings()
+    docs: dict[int, list[str]] = {}
+    contexts: dict[int, str | None] = {}
+    for pk in range(1, 120):
+        doc = [rng.choice(WORDS[: rng.randint(3, 30)]) for _ in range(rng.randint(1, 12))]
+        context = rng.choice([None, "a", "b"])
+        postings.add(pk, context, doc)
+        docs[pk], contexts[pk] = doc, context
+    for pk in rng.sample(sorted(docs), 30):  # removed
+        assert postings.discard(pk)
+        del docs[pk], contexts[pk]
+    assert not postings.discard(10_000)
+    for pk in rng.sample(sorted(docs), 10):  # re-indexed in place with other words
+        doc = [rng.choice(WORDS) for _ in range(rng.randint(1, 8))]
+        postings.add(pk, contexts[pk], doc)
+        docs[pk] = doc
+    assert len(postings) == len(docs)
+    # Dead postings were kept (nothing is compacted) yet count no more.
+    assert postings.dead == 40
+    for _ in range(20):
+        terms = rng.sample(WORDS, rng.randint(1, 4))
+        scores = {pk: _relevance(terms, doc, docs) for pk, doc in docs.items()}
+        found = postings.best(terms, None, 7)
+        matching = [pk for pk, score in scores.items() if score > 0]
+        assert len(found) == min(7, len(matching))
+        assert len(set(found)) == len(found)
+        weakest = min(scores[pk] for pk in found) if found else 0.0
+        for pk in set(matching) - set(found):
+            assert scores[pk] <= weakest + 1e-6  # nothing better was left out
+        for first, second in itertools.pairwise(found):
+            assert scores[first] >= scores[second] - 1e-6
+        in_a = postings.best(terms, "a", 50)
+        assert set(in_a) == {pk for pk in matching if contexts[pk] == "a"}
+        documents, average, frequencies = postings.counts(terms, None)
+        assert documents == len(docs)
+        assert average == pytest.approx(sum(len(d) for d in docs.values()) / len(docs))
+        assert frequencies == {t: sum(t in d for d in docs.values()) for t in terms}
+        documents, _, frequencies = postings.counts(terms, "b")
+        in_b = [d for pk, d in docs.items() if contexts[pk] == "b"]
+        assert documents == len(in_b)
+        assert frequencies == {t: sum(t in d for d in in_b) for t in terms}
+    assert postings.best(["w1"], "no such context", 5) == []
+    assert postings.best(["never-indexed"], None, 5) == []
+    assert postings.best(["w1"], None, 0) == []
+
+
+def test_equal_scores_put_the_newer_memory_first() -> None:
+    postings = ScopePostings()
+    for pk in (3, 5, 9):
+        postings.add(pk, None, ["same", "words"])
+    assert postings.best(["same"], None, 2) == [9, 5]
+
+
+# --------------------------------------------------------------------------- keeping in step
+def _candidates(memory: MemoryCoordinator, query: str, layer: str = "semantic") -> set[int]:
+    with memory.database.read() as conn:
+        return set(
+            memory.database.lexical.candidates(
+                conn, memory.namespace, layer, tokenize(query), None, 50
+            )
+        )
+
+
+def _pk(memory: MemoryCoordinator, memory_id: str) -> int:
+    with memory.database.read() as conn:
+        row = memory._scope.repo.row(conn, memory_id)
+        assert row is not None
+        return int(row.pk)
+
+
+def _id_of(memory: MemoryCoordinator, content: str) -> str:
+    found = memory.recall(content, layers=["semantic"], limit=60)
+    return next(r.id for r in found if r.content == content)
+
+
+def _cached(memory: MemoryCoordinator, layer: str = "semantic") -> ScopePostings:
+    scope, _ = scope_tokens(memory.namespace, layer, None)
+    return memory.database.lexical._cache[scope]  # type: ignore[attr-defined]
+
+
+def test_postings_follow_another_coordinator_on_the_same_file(db_path: Path) -> None:
+    with MemoryCoordinator(db_path) as reader, MemoryCoordinator(db_path) as writer:
+        writer.store_many([f"filler note number {i}" for i in range(40)])
+        assert _candidates(reader, "quasar") == set()
+        loaded = _cached(reader)
+        # Added elsewhere: read incrementally, the copy is kept.
+        quasar = writer.store("quasar telescope observation")
+        assert _candidates(reader, "quasar telescope") == {_pk(reader, quasar)}
+        assert _cached(reader) is loaded
+        # Removed elsewhere: found in the removal log, the copy is kept.
+        doomed = _id_of(writer, "filler note number 7")
+        writer.forget(doomed, "semantic")
+        assert _pk(writer, quasar) in _candidates(reader, "quasar")
+        assert all(
+            r.content != "filler note number 7"
+            for r in reader.recall("filler note number 7", limit=60)
+        )
+        assert _cached(reader) is loaded
+        assert len(loaded) == 40
+        # Added and removed elsewhere between two searches here.
+        fleeting = writer.store("ephemeral comet sighting")
+        writer.forget(fleeting, "semantic")
+        assert _candidates(reader, "ephemeral comet") == set()
+        assert _cached(reader) is loaded
+
+
+def test_a_memory_reindexed_in_place_elsewhere_is_found_by_its_new_words(db_path: Path) -> None:
+    with MemoryCoordinator(db_path) as reader, MemoryCoordinator(db_path) as writer:
+        writer.set_core_block("persona", "Prefers green tea in the morning")
+        assert len(_candidates(reader, "green tea", "core")) == 1
+        loaded = _cached(reader, "core")
+        writer.set_core_block("persona", "Drinks espresso after lunch")
+        assert _candidates(reader, "green tea", "core") == set()
+        assert len(_candidates(reader, "espresso lunch", "core")) == 1
+        assert _cached(reader, "core") is loaded
+        assert reader.recall("espresso", layers=["core"], core="matching")[0].content == (
+            "Drinks espresso after lunch"
+        )
+
+
+def test_a_pruned_removal_log_reloads_the_scope(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_index, "REMOVAL_LOG_KEPT", 2)
+    with MemoryCoordinator(db_path) as reader, MemoryCoordinator(db_path) as writer:
+        ids = writer.store_many([f"harbour crane number {i}" for i in range(12)])
+        assert len(_candidates(reader, "harbour crane")) == 12
+        loaded = _cached(reader)
+        for memory_id in ids[:6]:
+            writer.forget(memory_id, "semantic")
+        assert _candidates(reader, "harbour crane") == {_pk(writer, i) for i in ids[6:]}
+        assert _cached(reader) is not loaded  # entries it never saw were pruned: reloaded
+
+
+def test_a_rolled_back_write_leaves_nothing_behind(db_path: Path) -> None:
+    with MemoryCoordinator(db_path) as memory:
+        memory.store("a first memory about lighthouses")
+        assert len(_candidates(memory, "lighthouses")) == 1
+        db = memory.database
+        with pytest.raises(RuntimeError), db.write() as conn:
+            db.lexical.add(
+                conn, [IndexedText(999, memory.namespace, "semantic", None, ["lighthouses"])]
+            )
+            raise RuntimeError("abandon the transaction")
+        assert 999 not in _candidates(memory, "lighthouses")
+        memory.store("a second memory about lighthouses")
+        assert len(_candidates(memory, "lighthouses")) == 2
+
+
+def test_a_rebuilt_index_elsewhere_is_reloaded(db_path: Path) -> None:
+    with MemoryCoordinator(db_path) as reader:
+        reader.store_many(["alpha beta", "beta gamma", "gamma delta"])
+        assert len(_candidates(reader, "beta")) == 2
+        loaded = _cached(reader)
+        other = Database(*resolve_location(str(db_path)))
+        try:
+            with other.write() as conn:
+                assert rebuild_lexical_index(other, conn) == 3
+        finally:
+            other.close()
+        # Same memories, same keys, same count: only the change count says it happened.
+        assert len(_candidates(reader, "beta")) == 2
+        assert _cached(reader) is not loaded
+
+
+def test_postings_follow_another_process(db_path: Path) -> None:
+    with MemoryCoordinator(db_path) as memory:
+        memory.store_many([f"filler note number {i}" for i in range(30)])
+        memory.set_core_block("persona", "Likes sailing")
+        memory.recall("warm the postings")
+        script = textwrap.dedent(
+            f"""
+            from zenbrain import MemoryCoordinator
+            with MemoryCoordinator({str(db_path)!r}) as m:
+                m.store("pulsar radio signal")
+                found = m.recall("filler note number 7", layers=["semantic"], limit=60)
+                m.forget(next(r.id for r in found if r.content.endswith(" 7")), "semantic")
+                m.set_core_block("persona", "Likes climbing")
+            """
+        )
+        subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
+        assert memory.recall("pulsar radio", limit=1)[0].content == "pulsar radio signal"
+        remaining = memory.recall("filler note number 7", layers=["semantic"], limit=60)
+        assert "filler note number 7" not in [r.content for r in remaining]
+        assert _candidates(memory, "sailing", "core") == set()
+        assert len(_candidates(memory, "climbing", "core")) == 1
+        assert len(_cached(memory)) == 30

@@ -1,0 +1,215 @@
+"""One scope's postings held in memory: lexical candidates without walking the index on disk.
+
+FTS5 finds the rows holding a query's words quickly, but ranking them with ``bm25()`` costs
+about a microsecond per matching row, and at 100k memories a question matches thousands.
+:class:`ScopePostings` keeps, for each term of a scope (a namespace and layer), the
+positions of the memories holding it and how often, in compact arrays; picking the best
+candidates is then a few numpy operations over those arrays. The score is BM25's relevance
+as :mod:`zenbrain.ranking` defines it (without proximity, which the ranking adds when it
+re-scores the candidates from their stored terms).
+
+Nothing here touches the database: :class:`~zenbrain.storage.sqlite.SqliteLexicalIndex`
+fills a :class:`ScopePostings` from ``zb_fts`` and keeps it in step with other processes.
+Not thread-safe on its own: callers hold one lock around every method.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Sequence
+
+import numpy as np
+
+from zenbrain.ranking import K1, B
+
+__all__ = ["ScopePostings"]
+
+_MAX_TF = 255  # term counts are kept in one byte; BM25's factor is flat long before that
+
+
+class ScopePostings:
+    """Postings of one scope: per term, the positions of the memories holding it (``array``
+    of int32) and the term's count in each (uint8). A memory's position is its place in the
+    order memories were added; removing one marks its position dead, and its postings stay
+    until the scope is loaded again (they are skipped when searching)."""
+
+    __slots__ = (
+        "_alive",
+        "_contexts",
+        "_lengths",
+        "_moved",
+        "_pks",
+        "_postings",
+        "_search",
+        "changes",
+        "context_ids",
+        "dead",
+        "live",
+        "max_pk",
+        "removals_seen",
+        "total_length",
+    )
+
+    def __init__(self, changes: int = 0) -> None:
+        self.changes = changes
+        """The scope's change counter when this copy was last brought up to date."""
+        self.removals_seen = 0
+        """The last entry of the store's removal log this copy has applied."""
+        self.max_pk = 0
+        self.live = 0
+        self.dead = 0
+        self.total_length = 0
+        self.context_ids: dict[str, int] = {}
+        self._pks = array("q")
+        self._lengths = array("i")
+        self._contexts = array("i")
+        self._alive = bytearray()
+        self._postings: dict[str, tuple[array[int], array[int]]] = {}
+        # Positions are found by binary search over the running maximum of the keys: a key
+        # added in increasing order (every new memory) first appears there at its own
+        # position. A key added again (a memory re-indexed in place) is looked up in
+        # ``_moved`` instead.
+        self._search = array("q")
+        self._moved: dict[int, int] = {}
+
+    def __len__(self) -> int:
+        return self.live
+
+    def __contains__(self, pk: object) -> bool:
+        return isinstance(pk, int) and self._position(pk) is not None
+
+    def _position(self, pk: int) -> int | None:
+        moved = self._moved.get(pk)
+        if moved is not None:
+            return moved if self._alive[moved] else None
+        at = int(np.searchsorted(np.frombuffer(self._search, dtype=np.int64), pk))
+        if at < len(self._pks) and self._pks[at] == pk and self._alive[at]:
+            return at
+        return None
+
+    def add(self, pk: int, context: str | None, terms: Sequence[str]) -> None:
+        """Index a memory (its terms in order); a memory indexed before is replaced."""
+        self.discard(pk)
+        position = len(self._pks)
+        if pk <= self.max_pk:
+            self._moved[pk] = position
+        self.max_pk = max(self.max_pk, pk)
+        self._pks.append(pk)
+        self._search.append(self.max_pk)
+        self._lengths.append(len(terms))
+        context_id = -1
+        if context:
+            context_id = self.context_ids.setdefault(context, len(self.context_ids))
+        self._contexts.append(context_id)
+        self._alive.append(1)
+        self.live += 1
+        self.total_length += len(terms)
+        counts: dict[str, int] = {}
+        for term in terms:
+            counts[term] = counts.get(term, 0) + 1
+        postings = self._postings
+        for term, count in counts.items():
+            found = postings.get(term)
+            if found is None:
+                found = postings[term] = (array("i"), array("B"))
+            found[0].append(position)
+            found[1].append(min(count, _MAX_TF))
+
+    def discard(self, pk: int) -> bool:
+        """Forget a memory; False when it was not indexed."""
+        position = self._position(pk)
+        if position is None:
+            return False
+        self._alive[position] = 0
+        self._moved.pop(pk, None)
+        self.live -= 1
+        self.dead += 1
+        self.total_length -= self._lengths[position]
+        return True
+
+    def _in_context(self, context: str | None) -> int | None:
+        """The id of a context (-1: no context asked); None for a context no memory has."""
+        if context is None:
+            return -1
+        return self.context_ids.get(context)
+
+    def counts(
+        self, terms: Sequence[str], context: str | None
+    ) -> tuple[int, float, dict[str, int]]:
+        """What BM25 needs: the number of live memories (in ``context`` when given), the
+        scope's mean length in terms, and each term's document frequency among them."""
+        average = self.total_length / self.live if self.live > 0 else 0.0
+        context_id = self._in_context(context)
+        if context_id is None:
+            return 0, average, dict.fromkeys(terms, 0)
+        alive = np.frombuffer(self._alive, dtype=np.uint8).astype(bool)
+        if context_id >= 0:
+            alive &= np.frombuffer(self._contexts, dtype=np.int32) == context_id
+        exact = self.dead == 0 and context_id < 0  # every posting counts
+        frequencies: dict[str, int] = {}
+        for term in dict.fromkeys(terms):
+            found = self._postings.get(term)
+            if found is None:
+                frequencies[term] = 0
+            elif exact:
+                frequencies[term] = len(found[0])
+            else:
+                where = np.frombuffer(found[0], dtype=np.int32)
+                frequencies[term] = int(np.count_nonzero(alive[where]))
+        documents = self.live if context_id < 0 else int(np.count_nonzero(alive))
+        return documents, average, frequencies
+
+    def best(
+        self,
+        terms: Sequence[str],
+        context: str | None,
+        limit: int,
+        *,
+        k1: float = K1,
+        b: float = B,
+    ) -> list[int]:
+        """Keys of at most ``limit`` live memories holding any of ``terms`` (in ``context``
+        when given), best first by BM25 relevance: each term found adds its IDF times
+        ``min(1, tf * (k1 + 1) / (tf + k1 * L))``, as :class:`~zenbrain.ranking.LexicalQuery`
+        scores. Equal scores: the newer memory (higher key) first."""
+        if limit <= 0 or self.live == 0:
+            return []
+        context_id = self._in_context(context)
+        if context_id is None:
+            return []
+        lengths = np.frombuffer(self._lengths, dtype=np.int32)
+        alive = np.frombuffer(self._alive, dtype=np.uint8)
+        average = self.total_length / self.live if self.total_length > 0 else 1.0
+        positions: list[np.ndarray] = []
+        gains: list[np.ndarray] = []
+        for term in dict.fromkeys(terms):
+            found = self._postings.get(term)
+            if found is None:
+                continue
+            where = np.frombuffer(found[0], dtype=np.int32)
+            tf = np.frombuffer(found[1], dtype=np.uint8).astype(np.float32)
+            frequency = len(where) if self.dead == 0 else int(np.count_nonzero(alive[where]))
+            weight = math.log1p(self.live / (1 + frequency))
+            norm = (1.0 - b) + (b / average) * lengths[where]
+            factor = tf * (k1 + 1.0) / (tf + k1 * norm)
+            np.minimum(factor, 1.0, out=factor)
+            positions.append(where)
+            gains.append(factor * weight)
+        if not positions:
+            return []
+        every = np.concatenate(positions)
+        unique, inverse = np.unique(every, return_inverse=True)
+        scores = np.bincount(inverse, weights=np.concatenate(gains))
+        keep = alive[unique].astype(bool)
+        if context_id >= 0:
+            keep &= np.frombuffer(self._contexts, dtype=np.int32)[unique] == context_id
+        unique, scores = unique[keep], scores[keep]
+        if len(unique) > limit:
+            # Everything scoring at least the limit-th best, ties included, then sorted.
+            threshold = np.partition(scores, len(scores) - limit)[len(scores) - limit]
+            chosen = scores >= threshold
+            unique, scores = unique[chosen], scores[chosen]
+        keys = np.frombuffer(self._pks, dtype=np.int64)[unique]
+        order = np.lexsort((-keys, -scores))[:limit]
+        return [int(k) for k in keys[order]]
