@@ -153,8 +153,10 @@ def test_indexed_terms_are_the_tokens_of_the_indexed_text(store_location: str) -
         memory.set_core_block("persona", "Prefers tea")
         with memory.database.read() as conn:
             rows = memory._scope.repo.find_rows(conn, {}, None, None, 0)
-            pks = [int(row.pk) for row in rows]
-            stored = memory.database.lexical.indexed_terms(conn, pks)
+            by_layer: dict[str, list[int]] = {}
+            for row in rows:
+                by_layer.setdefault(row.layer, []).append(int(row.pk))
+            stored = memory.database.lexical.indexed_terms(conn, memory.namespace, by_layer)
         if memory.database.dialect != "sqlite":
             assert stored is None  # a tsvector keeps no order: recall tokenizes the text
             return

@@ -52,17 +52,22 @@ def test_best_and_counts_agree_with_a_count_by_hand(seed: int) -> None:
     for pk in range(1, 120):
         doc = [rng.choice(WORDS[: rng.randint(3, 30)]) for _ in range(rng.randint(1, 12))]
         context = rng.choice([None, "a", "b"])
-        postings.add(pk, context, doc)
+        postings.add(pk, context, doc, pk * 1_000)
         docs[pk], contexts[pk] = doc, context
     for pk in rng.sample(sorted(docs), 30):  # removed
         assert postings.discard(pk)
         del docs[pk], contexts[pk]
     assert not postings.discard(10_000)
-    for pk in rng.sample(sorted(docs), 10):  # re-indexed in place with other words
+    reindexed = set(rng.sample(sorted(docs), 10))
+    for pk in sorted(reindexed):  # re-indexed in place with other words
         doc = [rng.choice(WORDS) for _ in range(rng.randint(1, 8))]
-        postings.add(pk, contexts[pk], doc)
+        postings.add(pk, contexts[pk], doc, pk * 1_000 + 1)
         docs[pk] = doc
     assert len(postings) == len(docs)
+    for pk in range(1, 120):  # terms in order and times, as last indexed; removed: None
+        expected_time = pk * 1_000 + (1 if pk in reindexed else 0)
+        expected = (tuple(docs[pk]), expected_time) if pk in docs else None
+        assert postings.entry(pk) == expected
     # Dead postings were kept (nothing is compacted) yet count no more.
     assert postings.dead == 40
     for _ in range(20):
@@ -95,7 +100,7 @@ def test_best_and_counts_agree_with_a_count_by_hand(seed: int) -> None:
 def test_equal_scores_put_the_newer_memory_first() -> None:
     postings = ScopePostings()
     for pk in (3, 5, 9):
-        postings.add(pk, None, ["same", "words"])
+        postings.add(pk, None, ["same", "words"], 0)
     assert postings.best(["same"], None, 2) == [9, 5]
 
 

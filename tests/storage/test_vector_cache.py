@@ -167,13 +167,14 @@ def _clustered(rows: int, dimension: int = 64, seed: int = 3) -> np.ndarray:
 def test_sign_prefilter_finds_the_exact_neighbours() -> None:
     vectors = _clustered(8000, 384)
     quantized = quantize_int8(vectors)
-    codes = sign_codes(quantized)
+    codes = np.ascontiguousarray(sign_codes(quantized).T)
     rng = np.random.default_rng(4)  # questions near what is stored, as in a recall
     queries = vectors[rng.integers(0, 8000, 30)] + 0.05 * rng.standard_normal((30, 384))
     hits = 0
     for query in queries:
         found = prefilter_candidates(quantized, codes, query, 10)
-        assert len(found) == 40 and len(set(found.tolist())) == 40
+        wanted = sv.PREFILTER_CANDIDATES_PER_RESULT * 10 + sv.PREFILTER_EXTRA_CANDIDATES
+        assert len(found) == wanted and len(set(found.tolist())) == wanted
         assert len(found) < 8000 * SIGN_CANDIDATES_SHARE  # the sign scan narrowed the rows
         exact = set(np.argsort(-(vectors @ query))[:10].tolist())
         hits += len(exact & set(found.tolist()))
@@ -185,7 +186,7 @@ def test_small_scopes_and_short_vectors_get_the_int8_scan(rows: int, dimension: 
     vectors = _clustered(rows, dimension)
     quantized = quantize_int8(vectors)
     query = _clustered(1, dimension, seed=9)[0]
-    found = prefilter_candidates(quantized, sign_codes(quantized), query, 10)
+    found = prefilter_candidates(quantized, sign_codes(quantized).T, query, 10)
     assert found.tolist() == int8_candidates(quantized, query, 10).tolist()
 
 
@@ -207,4 +208,27 @@ def test_int8_rows_keep_their_codes_through_appends_and_deletes() -> None:
     cached.append(list(range(101, 301)), vectors[100:], [None] * 200)  # grows the buffers
     cached.keep(cached.pks % 3 != 0)
     assert cached.size == 200
-    assert np.array_equal(cached.codes, sign_codes(cached.vectors))
+    assert np.array_equal(cached.codes, sign_codes(cached.vectors).T)
+
+
+def test_hamming_over_word_major_codes_and_the_nearest_codes() -> None:
+    rows = quantize_int8(_clustered(500, 200))  # 200 dims: four words, the last one partial
+    codes = sign_codes(rows)
+    query = codes[17]
+    by_hand = [
+        sum(bin(int(a) ^ int(b)).count("1") for a, b in zip(row, query, strict=True))
+        for row in codes
+    ]
+    distances = sv._hamming(codes.T.copy(), query)
+    assert distances.tolist() == by_hand
+    for wide in (1, 7, 100, 499, 500):
+        chosen = sv._nearest_codes(distances, wide)
+        assert len(chosen) == len(set(chosen.tolist())) == wide
+        # Every row left out is at least as far as every row chosen; ties go to earlier rows.
+        rest = np.setdiff1d(np.arange(500), chosen)
+        if len(rest):
+            assert distances[rest].min() >= distances[chosen].max()
+            cut = distances[chosen].max()
+            assert all(
+                r > c for r in rest if distances[r] == cut for c in chosen if distances[c] == cut
+            )

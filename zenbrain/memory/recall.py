@@ -209,8 +209,12 @@ class _LayerSearch:
                 cosines = dict(nearest)
             pks = lexical[layer]
             found[layer] = (pks, cosines, list(dict.fromkeys([*pks, *cosines])))
-        every = [pk for _, _, candidates in found.values() for pk in candidates]
-        stored = self.index.lexical.indexed_terms(conn, every) or {}
+        stored = (
+            self.index.lexical.indexed_terms(
+                conn, namespace, {layer: candidates for layer, (_, _, candidates) in found.items()}
+            )
+            or {}
+        )
         # Procedures are weighted by their success rate, which only their rows hold.
         unstored = [
             pk

@@ -96,11 +96,14 @@ class LexicalIndex(Protocol):
         :meth:`candidates` gives for it (an empty list for a layer without terms)."""
         ...
 
-    def indexed_terms(self, conn: Connection, pks: Sequence[int]) -> dict[int, IndexedTerms] | None:
+    def indexed_terms(
+        self, conn: Connection, namespace: str, pks_by_layer: Mapping[str, Sequence[int]]
+    ) -> dict[int, IndexedTerms] | None:
         """Each memory's index terms in their order, as the index keeps them (what
         :func:`zenbrain.text.tokenize` made of its indexed text), with its time, so a ranking
         need not read and tokenize the text again; None from a back end that keeps no
-        order."""
+        order. ``pks_by_layer``: the memories of ``namespace`` asked for, by layer; one
+        not found there is left out."""
         ...
 
     def document_frequencies(

@@ -350,7 +350,9 @@ class PostgresLexicalIndex:
             found[layers[int(position)]].append(int(pk))
         return found
 
-    def indexed_terms(self, conn: Connection, pks: Sequence[int]) -> dict[int, IndexedTerms] | None:
+    def indexed_terms(
+        self, conn: Connection, namespace: str, pks_by_layer: Mapping[str, Sequence[int]]
+    ) -> dict[int, IndexedTerms] | None:
         """None: a ``tsvector`` keeps each term once, in no order."""
         return None
 

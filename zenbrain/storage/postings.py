@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
 
 import numpy as np
@@ -32,7 +33,10 @@ class ScopePostings:
     """Postings of one scope: per term, the positions of the memories holding it (``array``
     of int32) and the term's count in each (uint8). A memory's position is its place in the
     order memories were added; removing one marks its position dead, and its postings stay
-    until the scope is loaded again (they are skipped when searching)."""
+    until the scope is loaded again (they are skipped when searching).
+
+    Each memory's terms in order (as term numbers, four bytes a term) and the time it was
+    stored are kept too, so ranking the candidates reads nothing from disk (:meth:`entry`)."""
 
     __slots__ = (
         "_alive",
@@ -42,6 +46,11 @@ class ScopePostings:
         "_pks",
         "_postings",
         "_search",
+        "_sequence",
+        "_starts",
+        "_term_ids",
+        "_times",
+        "_vocabulary",
         "changes",
         "context_ids",
         "dead",
@@ -65,7 +74,12 @@ class ScopePostings:
         self._lengths = array("i")
         self._contexts = array("i")
         self._alive = bytearray()
-        self._postings: dict[str, tuple[array[int], array[int]]] = {}
+        self._term_ids: dict[str, int] = {}
+        self._vocabulary: list[str] = []
+        self._postings: list[tuple[array[int], array[int]]] = []  # by term number
+        self._sequence = array("i")  # every memory's term numbers, one after the other
+        self._starts = array("q")  # where each position's terms begin in _sequence
+        self._times = array("q")  # when each was stored: microseconds since the epoch
         # Positions are found by binary search over the running maximum of the keys: a key
         # added in increasing order (every new memory) first appears there at its own
         # position. A key added again (a memory re-indexed in place) is looked up in
@@ -83,13 +97,14 @@ class ScopePostings:
         moved = self._moved.get(pk)
         if moved is not None:
             return moved if self._alive[moved] else None
-        at = int(np.searchsorted(np.frombuffer(self._search, dtype=np.int64), pk))
+        at = bisect_left(self._search, pk)
         if at < len(self._pks) and self._pks[at] == pk and self._alive[at]:
             return at
         return None
 
-    def add(self, pk: int, context: str | None, terms: Sequence[str]) -> None:
-        """Index a memory (its terms in order); a memory indexed before is replaced."""
+    def add(self, pk: int, context: str | None, terms: Sequence[str], stored_at: int) -> None:
+        """Index a memory (its terms in order, ``stored_at`` in microseconds since the epoch);
+        a memory indexed before is replaced."""
         self.discard(pk)
         position = len(self._pks)
         if pk <= self.max_pk:
@@ -103,16 +118,22 @@ class ScopePostings:
             context_id = self.context_ids.setdefault(context, len(self.context_ids))
         self._contexts.append(context_id)
         self._alive.append(1)
+        self._times.append(stored_at)
+        self._starts.append(len(self._sequence))
         self.live += 1
         self.total_length += len(terms)
-        counts: dict[str, int] = {}
+        term_ids, postings, sequence = self._term_ids, self._postings, self._sequence
+        counts: dict[int, int] = {}
         for term in terms:
-            counts[term] = counts.get(term, 0) + 1
-        postings = self._postings
-        for term, count in counts.items():
-            found = postings.get(term)
-            if found is None:
-                found = postings[term] = (array("i"), array("B"))
+            number = term_ids.get(term)
+            if number is None:
+                number = term_ids[term] = len(postings)
+                self._vocabulary.append(term)
+                postings.append((array("i"), array("B")))
+            sequence.append(number)
+            counts[number] = counts.get(number, 0) + 1
+        for number, count in counts.items():
+            found = postings[number]
             found[0].append(position)
             found[1].append(min(count, _MAX_TF))
 
@@ -127,6 +148,21 @@ class ScopePostings:
         self.dead += 1
         self.total_length -= self._lengths[position]
         return True
+
+    def _found(self, term: str) -> tuple[array[int], array[int]] | None:
+        number = self._term_ids.get(term)
+        return None if number is None else self._postings[number]
+
+    def entry(self, pk: int) -> tuple[tuple[str, ...], int] | None:
+        """A live memory's terms in order and when it was stored (microseconds since the
+        epoch); None for a memory not indexed here."""
+        position = self._position(pk)
+        if position is None:
+            return None
+        start = self._starts[position]
+        numbers = self._sequence[start : start + self._lengths[position]]
+        vocabulary = self._vocabulary
+        return tuple([vocabulary[n] for n in numbers]), self._times[position]
 
     def _in_context(self, context: str | None) -> int | None:
         """The id of a context (-1: no context asked); None for a context no memory has."""
@@ -149,7 +185,7 @@ class ScopePostings:
         exact = self.dead == 0 and context_id < 0  # every posting counts
         frequencies: dict[str, int] = {}
         for term in dict.fromkeys(terms):
-            found = self._postings.get(term)
+            found = self._found(term)
             if found is None:
                 frequencies[term] = 0
             elif exact:
@@ -184,7 +220,7 @@ class ScopePostings:
         positions: list[np.ndarray] = []
         gains: list[np.ndarray] = []
         for term in dict.fromkeys(terms):
-            found = self._postings.get(term)
+            found = self._found(term)
             if found is None:
                 continue
             where = np.frombuffer(found[0], dtype=np.int32)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Connection, Engine, bindparam, event, text
@@ -26,6 +26,17 @@ _SQL_IN_CHUNK = 900  # below SQLite's default limit of bound parameters
 REMOVAL_LOG_KEPT = 10_000
 """Entries of ``zb_lexical_removed`` kept; a process further behind reloads its postings."""
 _READ_CHUNK = 4096
+# What the postings in memory are filled from: each row's key, context token, terms and time.
+_ROWS = (
+    "SELECT f.rowid, f.ctx, f.terms, m.created_at FROM zb_fts f "
+    "LEFT JOIN zb_memories m ON m.pk = f.rowid"
+)
+_EPOCH = datetime(1970, 1, 1)
+
+
+def _micros(moment: datetime) -> int:
+    """A stored (naive UTC) time as whole microseconds since the epoch."""
+    return (moment.replace(tzinfo=None) - _EPOCH) // timedelta(microseconds=1)
 
 
 def _stored_terms(stored: str) -> tuple[str, ...]:
@@ -197,9 +208,11 @@ class SqliteLexicalIndex:
             cursor.close()
 
     def _add_rows(self, postings: ScopePostings, rows: Iterable[Any]) -> int:
+        """Index rows of :data:`_ROWS` into ``postings``; returns how many."""
         added = 0
-        for pk, ctx, stored in rows:
-            postings.add(int(pk), str(ctx) or None, _stored_terms(str(stored)))
+        for pk, ctx, stored, created in rows:
+            stored_at = 0 if created is None else _micros(datetime.fromisoformat(str(created)))
+            postings.add(int(pk), str(ctx) or None, _stored_terms(str(stored)), stored_at)
             added += 1
         return added
 
@@ -213,7 +226,7 @@ class SqliteLexicalIndex:
             postings,
             self._read(
                 conn,
-                "SELECT rowid, ctx, terms FROM zb_fts WHERE zb_fts MATCH ? ORDER BY rowid",
+                f"{_ROWS} WHERE zb_fts MATCH ? ORDER BY f.rowid",
                 (f'"{scope}"',),
             ),
         )
@@ -251,8 +264,7 @@ class SqliteLexicalIndex:
                 row
                 for row in self._read(
                     conn,
-                    "SELECT rowid, ctx, terms FROM zb_fts "
-                    f"WHERE rowid IN ({','.join('?' * len(part))})",
+                    f"{_ROWS} WHERE f.rowid IN ({','.join('?' * len(part))})",
                     part,
                 )
                 if str(row[2]).split(" ", 1)[0] == scope
@@ -262,8 +274,7 @@ class SqliteLexicalIndex:
             postings,
             self._read(
                 conn,
-                "SELECT rowid, ctx, terms FROM zb_fts WHERE zb_fts MATCH ? AND rowid > ? "
-                "ORDER BY rowid",
+                f"{_ROWS} WHERE zb_fts MATCH ? AND f.rowid > ? ORDER BY f.rowid",
                 (f'"{scope}"', known),
             ),
         )
@@ -274,7 +285,8 @@ class SqliteLexicalIndex:
         marks = ",".join("?" * len(scopes))
         state = {
             str(scope): (int(documents), int(changes))
-            for scope, documents, changes in conn.exec_driver_sql(
+            for scope, documents, changes in self._read(
+                conn,
                 "SELECT scope, documents, changes FROM zb_lexical_lengths "
                 f"WHERE scope IN ({marks})",
                 tuple(scopes),
@@ -334,21 +346,23 @@ class SqliteLexicalIndex:
                 found[layer] = postings[scope].best(terms_by_layer[layer], ctx, limit)
         return found
 
-    def indexed_terms(self, conn: Connection, pks: Sequence[int]) -> dict[int, IndexedTerms] | None:
+    def indexed_terms(
+        self, conn: Connection, namespace: str, pks_by_layer: Mapping[str, Sequence[int]]
+    ) -> dict[int, IndexedTerms] | None:
         found: dict[int, IndexedTerms] = {}
-        for begin in range(0, len(pks), _SQL_IN_CHUNK):
-            part = tuple(int(pk) for pk in pks[begin : begin + _SQL_IN_CHUNK])
-            marks = ",".join("?" * len(part))
-            # FTS5 keeps each row's text in its content table (columns id, c0 = ctx,
-            # c1 = terms): read there by key, without a pass through the full-text module.
-            statement = (
-                "SELECT c.id, c.c1, m.created_at FROM zb_fts_content c "
-                f"JOIN zb_memories m ON m.pk = c.id WHERE c.id IN ({marks})"
-            )
-            for pk, stored, created in self._read(conn, statement, part):
-                found[int(pk)] = IndexedTerms(
-                    _stored_terms(str(stored)), datetime.fromisoformat(str(created))
-                )
+        scopes = {layer: scope_tokens(namespace, layer, None)[0] for layer in pks_by_layer}
+        if not scopes:
+            return found
+        with self._lock:
+            postings = self._postings(conn, list(dict.fromkeys(scopes.values())))
+            for layer, pks in pks_by_layer.items():
+                held = postings[scopes[layer]]
+                for pk in pks:
+                    entry = held.entry(int(pk))
+                    if entry is not None:
+                        found[int(pk)] = IndexedTerms(
+                            entry[0], _EPOCH + timedelta(microseconds=entry[1])
+                        )
         return found
 
     def document_count(

@@ -6,7 +6,7 @@ A scope (namespace and layer) is held in memory in one of two forms:
   matrix-vector product (at that size the product costs less than any index);
 - from there on, an int8 copy (a quarter of the bytes) with each row's sign bits beside it
   (a 32nd of the bytes). A search ranks every row by the Hamming distance of its bits to
-  the query's, re-ranks the closest 5% by their int8 cosine, and keeps a few times
+  the query's, re-ranks the closest 3% by their int8 cosine, and keeps a few times
   more candidates than asked; their float32 vectors are then read back by primary key and
   re-scored exactly, so every returned similarity is the exact cosine and the ranking is
   exact as long as the true neighbours are among the candidates (``benchmarks.scale_ann``
@@ -33,7 +33,10 @@ from zenbrain.storage.schema import memories, vector_versions, vectors
 
 __all__ = [
     "PREFILTER_CANDIDATES_PER_RESULT",
+    "PREFILTER_EXTRA_CANDIDATES",
     "PREFILTER_MIN_ROWS",
+    "SIGN_CANDIDATES_PER_CANDIDATE",
+    "SIGN_CANDIDATES_SHARE",
     "SqliteVectorIndex",
     "int8_candidates",
     "prefilter_candidates",
@@ -43,12 +46,12 @@ __all__ = [
 
 PREFILTER_MIN_ROWS = 20_000
 """From this many rows a scope is searched through its int8 copy (exact float32 below)."""
-PREFILTER_CANDIDATES_PER_RESULT = 2
+PREFILTER_CANDIDATES_PER_RESULT = 1
 PREFILTER_EXTRA_CANDIDATES = 20
 # Rows re-ranked by int8 cosine after the sign-bit scan: this many per candidate, and at
 # least this share of the scope (benchmarks.scale_ann measures the recall this gives).
-SIGN_CANDIDATES_PER_CANDIDATE = 48
-SIGN_CANDIDATES_SHARE = 0.05
+SIGN_CANDIDATES_PER_CANDIDATE = 32
+SIGN_CANDIDATES_SHARE = 0.03
 # Fewer sign bits than this say too little about a row: such vectors are scanned as int8.
 SIGN_MIN_DIMENSION = 256
 _READ_CHUNK = 4096
@@ -91,7 +94,8 @@ class _Rows:
         self._pks = np.zeros(capacity, dtype=np.int64)
         self._contexts = np.empty(capacity, dtype=object)
         self._vectors = np.zeros((capacity, dimension), dtype=np.int8 if int8 else np.float32)
-        self._codes = np.zeros((capacity if int8 else 0, _code_words(dimension)), np.uint64)
+        # Word-major: a scan reads each word of every row as one contiguous run.
+        self._codes = np.zeros((_code_words(dimension), capacity if int8 else 0), np.uint64)
 
     @property
     def exact(self) -> bool:
@@ -111,8 +115,9 @@ class _Rows:
 
     @property
     def codes(self) -> np.ndarray:
-        """Sign codes of the int8 rows (empty while ``exact``)."""
-        return self._codes[: self.size]
+        """Sign codes of the int8 rows, word-major: ``codes[w]`` is word ``w`` of every row
+        (empty while ``exact``)."""
+        return self._codes[:, : self.size]
 
     def _reserve(self, needed: int) -> None:
         if needed <= len(self._pks):
@@ -126,8 +131,8 @@ class _Rows:
         grown[: self.size] = self._vectors[: self.size]
         self._pks, self._contexts, self._vectors = pks, contexts, grown
         if not self.exact:
-            codes = np.zeros((capacity, self._codes.shape[1]), dtype=np.uint64)
-            codes[: self.size] = self._codes[: self.size]
+            codes = np.zeros((self._codes.shape[0], capacity), dtype=np.uint64)
+            codes[:, : self.size] = self._codes[:, : self.size]
             self._codes = codes
 
     def append(self, pks: Sequence[int], rows: np.ndarray, contexts: Sequence[str | None]) -> None:
@@ -143,7 +148,7 @@ class _Rows:
         else:
             quantized = quantize_int8(rows)
             self._vectors[self.size : end] = quantized
-            self._codes[self.size : end] = sign_codes(quantized)
+            self._codes[:, self.size : end] = sign_codes(quantized).T
         self.size = end
         self.max_pk = max(self.max_pk, int(np.max(np.asarray(pks))))
 
@@ -152,9 +157,10 @@ class _Rows:
         kept = int(mask.sum())
         if kept == self.size:
             return
-        buffers = [self._pks, self._contexts, self._vectors]
-        for buffer in buffers if self.exact else [*buffers, self._codes]:
+        for buffer in (self._pks, self._contexts, self._vectors):
             buffer[:kept] = buffer[: self.size][mask]
+        if not self.exact:
+            self._codes[:, :kept] = self._codes[:, : self.size][:, mask]
         self.size = kept
         self.max_pk = int(self._pks[:kept].max()) if kept else 0
 
@@ -163,11 +169,11 @@ class _Rows:
         if not self.exact:
             return
         quantized = np.zeros((len(self._pks), self.dimension), dtype=np.int8)
-        codes = np.zeros((len(self._pks), _code_words(self.dimension)), dtype=np.uint64)
+        codes = np.zeros((_code_words(self.dimension), len(self._pks)), dtype=np.uint64)
         for begin in range(0, self.size, _READ_CHUNK):
             end = min(self.size, begin + _READ_CHUNK)
             quantized[begin:end] = quantize_int8(self._vectors[begin:end])
-            codes[begin:end] = sign_codes(quantized[begin:end])
+            codes[:, begin:end] = sign_codes(quantized[begin:end]).T
         self._vectors, self._codes = quantized, codes
 
 
@@ -176,7 +182,7 @@ def _candidate_count(rows: int, limit: int) -> int:
 
 
 def int8_candidates(rows: np.ndarray, query: np.ndarray, limit: int) -> np.ndarray:
-    """Positions of the int8 ``rows`` closest to ``query`` by cosine, ``2 × limit + 20`` of
+    """Positions of the int8 ``rows`` closest to ``query`` by cosine, ``limit + 20`` of
     them (or all rows), from usearch's exact (brute-force) SIMD scan on one thread."""
     from usearch.index import MetricKind, search
 
@@ -212,21 +218,33 @@ def _popcount(words: np.ndarray) -> np.ndarray:
 
 
 def _hamming(codes: np.ndarray, query_code: np.ndarray) -> np.ndarray:
-    """Hamming distance of every row's code to the query's, word by word (a reduction
-    over the word axis costs several times more)."""
-    differing = _popcount(codes ^ query_code)
-    distances = differing[:, 0].astype(np.uint16)
-    for word in range(1, differing.shape[1]):
-        distances += differing[:, word]
+    """Hamming distance of every row's code (``codes`` word-major) to the query's, one word
+    at a time over contiguous runs (a row-major reduction costs three times more)."""
+    distances = np.zeros(codes.shape[1], dtype=np.uint16)
+    differing = np.empty(codes.shape[1], dtype=np.uint64)
+    for word in range(codes.shape[0]):
+        np.bitwise_xor(codes[word], query_code[word], out=differing)
+        distances += _popcount(differing)
     return distances
+
+
+def _nearest_codes(distances: np.ndarray, wide: int) -> np.ndarray:
+    """Positions of the ``wide`` smallest distances (positions first on ties). Distances are
+    a few hundred values at most: a histogram finds the cut faster than a partition."""
+    counts = np.cumsum(np.bincount(distances))
+    cut = int(np.searchsorted(counts, wide))
+    below = np.flatnonzero(distances < cut)
+    at_cut = np.flatnonzero(distances == cut)[: wide - len(below)]
+    return np.concatenate([below, at_cut])
 
 
 def prefilter_candidates(
     rows: np.ndarray, codes: np.ndarray, query: np.ndarray, limit: int
 ) -> np.ndarray:
-    """Positions of the int8 ``rows`` (with their :func:`sign_codes`) closest to ``query``,
-    ``2 × limit + 20`` of them: the rows nearest by Hamming distance of sign bits (5% of
-    the rows, at least 48 per candidate), re-ranked by int8 cosine (usearch's SIMD kernel on
+    """Positions of the int8 ``rows`` (with their :func:`sign_codes`, word-major: the
+    transpose) closest to ``query``,
+    ``limit + 20`` of them: the rows nearest by Hamming distance of sign bits (3% of
+    the rows, at least 32 per candidate), re-ranked by int8 cosine (usearch's SIMD kernel on
     one thread). Nearest first. Vectors of fewer than :data:`SIGN_MIN_DIMENSION`
     dimensions, and scopes that small, are scanned as int8 (:func:`int8_candidates`)."""
     from usearch.index import MetricKind, search
@@ -238,8 +256,7 @@ def prefilter_candidates(
     wide = max(SIGN_CANDIDATES_PER_CANDIDATE * count, int(len(rows) * SIGN_CANDIDATES_SHARE))
     if wide >= len(rows) or rows.shape[1] < SIGN_MIN_DIMENSION:
         return int8_candidates(rows, query, limit)
-    distances = _hamming(codes, sign_codes(quantized)[0])
-    near = np.argpartition(distances, wide - 1)[:wide]
+    near = _nearest_codes(_hamming(codes, sign_codes(quantized)[0]), wide)
     found = search(rows[near], quantized[0], count, MetricKind.Cos, exact=True, threads=1)
     return near[np.asarray(found.keys, dtype=np.int64)]
 
@@ -387,11 +404,15 @@ class SqliteVectorIndex:
 
     def _load(self, conn: Connection, namespace: str, layer: str, dimension: int) -> _Rows:
         key = (namespace, layer)
-        state = conn.execute(
-            select(vector_versions.c.version, vector_versions.c.count).where(
-                vector_versions.c.namespace == namespace, vector_versions.c.layer == layer
+        # The DB-API directly: this check runs on every search of every layer.
+        state = (
+            self._driver(conn)
+            .execute(
+                "SELECT version, count FROM zb_vector_versions WHERE namespace = ? AND layer = ?",
+                (namespace, layer),
             )
-        ).one_or_none()
+            .fetchone()
+        )
         version, count = (int(state[0]), int(state[1])) if state else (0, 0)
         with self._lock:
             cached = self._cache.get(key)
@@ -452,7 +473,7 @@ class SqliteVectorIndex:
             if context is not None:
                 positions = np.flatnonzero(loaded.contexts == context)
                 pks, rows = pks[positions], rows[positions]
-                codes = codes[positions] if not loaded.exact else codes
+                codes = codes[:, positions] if not loaded.exact else codes
             if len(pks) == 0:
                 return []
             if loaded.exact:
@@ -469,8 +490,12 @@ class SqliteVectorIndex:
         """Exact float32 cosine of the given rows (read by key), the best ``limit`` first."""
         keys: list[int] = []
         blobs: list[bytes] = []
-        for chunk in self._read_by_pk(conn, pks):
-            for pk, blob, _ in chunk:
+        driver = self._driver(conn)
+        for begin in range(0, len(pks), _SQL_IN_CHUNK):
+            part = [int(pk) for pk in pks[begin : begin + _SQL_IN_CHUNK]]
+            marks = ",".join("?" * len(part))
+            statement = f"SELECT memory_pk, vector FROM zb_vectors WHERE memory_pk IN ({marks})"
+            for pk, blob in driver.execute(statement, part).fetchall():
                 keys.append(int(pk))
                 blobs.append(blob)
         if not keys:
