@@ -19,6 +19,7 @@ import math
 from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
+from itertools import chain, pairwise
 
 import numpy as np
 
@@ -137,6 +138,67 @@ class ScopePostings:
             found[0].append(position)
             found[1].append(min(count, _MAX_TF))
 
+    def extend(self, rows: Sequence[tuple[int, str | None, Sequence[str], int]]) -> None:
+        """Index many memories at once, ``(pk, context, terms, stored_at)`` each as for
+        :meth:`add`: what loading a scope does. Keys in increasing order above every key
+        indexed so far take the bulk path (postings built with numpy); others go through
+        :meth:`add` one by one."""
+        if not rows:
+            return
+        keys = [row[0] for row in rows]
+        if keys[0] <= self.max_pk or any(b <= a for a, b in pairwise(keys)):
+            for row in rows:
+                self.add(*row)
+            return
+        first = len(self._pks)
+        term_ids, postings, vocabulary = self._term_ids, self._postings, self._vocabulary
+        lengths = array("i", [len(row[2]) for row in rows])
+        contexts = array(
+            "i",
+            [
+                self.context_ids.setdefault(row[1], len(self.context_ids)) if row[1] else -1
+                for row in rows
+            ],
+        )
+        every = list(chain.from_iterable(row[2] for row in rows))
+        for term in dict.fromkeys(every):
+            if term not in term_ids:
+                term_ids[term] = len(postings)
+                vocabulary.append(term)
+                postings.append((array("i"), array("B")))
+        numbers = array("i", [term_ids[term] for term in every])
+        # Term counts per memory, grouped by term: one sort of (term, position) pairs.
+        span = first + len(rows)
+        term_of = np.frombuffer(numbers, dtype=np.int32).astype(np.int64)
+        position_of = np.repeat(
+            np.arange(first, span, dtype=np.int64), np.frombuffer(lengths, dtype=np.int32)
+        )
+        pairs, counts = np.unique(term_of * span + position_of, return_counts=True)
+        terms_sorted = pairs // span
+        positions = (pairs % span).astype(np.int32)
+        tfs = np.minimum(counts, _MAX_TF).astype(np.uint8)
+        bounds = np.flatnonzero(np.diff(terms_sorted)) + 1
+        starts = np.concatenate([[0], bounds])
+        ends = np.concatenate([bounds, [len(pairs)]])
+        for number, begin, end in zip(
+            terms_sorted[starts].tolist(), starts.tolist(), ends.tolist(), strict=True
+        ):
+            found = postings[number]
+            found[0].frombytes(positions[begin:end].tobytes())
+            found[1].frombytes(tfs[begin:end].tobytes())
+        offsets = np.concatenate([[0], np.cumsum(np.frombuffer(lengths, dtype=np.int32))[:-1]])
+        self._starts.frombytes((offsets + len(self._sequence)).astype(np.int64).tobytes())
+        self._sequence.extend(numbers)
+        self._pks.extend(keys)
+        self._search.extend(keys)  # increasing and above every earlier key
+        self._lengths.extend(lengths)
+        self._contexts.extend(contexts)
+        self._alive.extend(b"\x01" * len(rows))
+        self._times.extend(row[3] for row in rows)
+        self.max_pk = keys[-1]
+        self.live += len(rows)
+        self.total_length += int(sum(lengths))
+
     def discard(self, pk: int) -> bool:
         """Forget a memory; False when it was not indexed."""
         position = self._position(pk)
@@ -161,8 +223,7 @@ class ScopePostings:
             return None
         start = self._starts[position]
         numbers = self._sequence[start : start + self._lengths[position]]
-        vocabulary = self._vocabulary
-        return tuple([vocabulary[n] for n in numbers]), self._times[position]
+        return tuple(map(self._vocabulary.__getitem__, numbers)), self._times[position]
 
     def _in_context(self, context: str | None) -> int | None:
         """The id of a context (-1: no context asked); None for a context no memory has."""

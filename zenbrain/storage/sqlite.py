@@ -28,15 +28,14 @@ REMOVAL_LOG_KEPT = 10_000
 _READ_CHUNK = 4096
 # What the postings in memory are filled from: each row's key, context token, terms and time.
 _ROWS = (
-    "SELECT f.rowid, f.ctx, f.terms, m.created_at FROM zb_fts f "
+    # The time as whole microseconds since the epoch, worked out by SQLite: the stored text
+    # is "YYYY-MM-DD HH:MM:SS.ffffff" (SQLAlchemy's DateTime), seconds then the fraction.
+    "SELECT f.rowid, f.ctx, f.terms, "
+    "CAST(strftime('%s', m.created_at) AS INTEGER) * 1000000"
+    " + CAST(substr(m.created_at, 21, 6) AS INTEGER) FROM zb_fts f "
     "LEFT JOIN zb_memories m ON m.pk = f.rowid"
 )
 _EPOCH = datetime(1970, 1, 1)
-
-
-def _micros(moment: datetime) -> int:
-    """A stored (naive UTC) time as whole microseconds since the epoch."""
-    return (moment.replace(tzinfo=None) - _EPOCH) // timedelta(microseconds=1)
 
 
 def _stored_terms(stored: str) -> tuple[str, ...]:
@@ -208,13 +207,18 @@ class SqliteLexicalIndex:
             cursor.close()
 
     def _add_rows(self, postings: ScopePostings, rows: Iterable[Any]) -> int:
-        """Index rows of :data:`_ROWS` into ``postings``; returns how many."""
+        """Index rows of :data:`_ROWS` into ``postings``, a chunk at a time; returns how
+        many."""
         added = 0
-        for pk, ctx, stored, created in rows:
-            stored_at = 0 if created is None else _micros(datetime.fromisoformat(str(created)))
-            postings.add(int(pk), str(ctx) or None, _stored_terms(str(stored)), stored_at)
-            added += 1
-        return added
+        chunk: list[tuple[int, str | None, tuple[str, ...], int]] = []
+        for pk, ctx, stored, stored_at in rows:
+            chunk.append((pk, ctx or None, _stored_terms(stored), stored_at or 0))
+            if len(chunk) == _READ_CHUNK:
+                postings.extend(chunk)
+                added += len(chunk)
+                chunk = []
+        postings.extend(chunk)
+        return added + len(chunk)
 
     def _load(self, conn: Connection, scope: str, changes: int) -> ScopePostings:
         postings = ScopePostings(changes)
