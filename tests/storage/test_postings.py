@@ -238,3 +238,21 @@ def test_postings_follow_another_process(db_path: Path) -> None:
         assert _candidates(memory, "sailing", "core") == set()
         assert len(_candidates(memory, "climbing", "core")) == 1
         assert len(_cached(memory)) == 30
+
+
+def test_postings_are_compacted_once_removals_outnumber_live_memories(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_index, "RELOAD_AFTER_REMOVALS", 3)
+    with MemoryCoordinator(db_path) as memory:
+        ids = memory.store_many([f"orchard apple tree {i}" for i in range(10)])
+        assert len(_candidates(memory, "orchard")) == 10
+        loaded = _cached(memory)
+        for memory_id in ids[:5]:
+            memory.forget(memory_id, "semantic")
+        assert len(_candidates(memory, "orchard")) == 5
+        assert _cached(memory) is loaded and loaded.dead == 5  # five dead, five live
+        memory.forget(ids[5], "semantic")
+        assert len(_candidates(memory, "orchard")) == 4
+        reloaded = _cached(memory)
+        assert reloaded is not loaded and reloaded.dead == 0 and len(reloaded) == 4
