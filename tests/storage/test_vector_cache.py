@@ -63,6 +63,61 @@ def test_cache_picks_up_another_process(db_path: Path) -> None:
         assert memory.health().semantic["count"] == 50
 
 
+def _core_cosine(memory: MemoryCoordinator, query: str) -> float:
+    """The cosine the cached core scope gives the persona block for ``query``."""
+    vector = HashingEmbedder(dimension=64).embed_queries([query])[0]
+    with memory.database.read() as conn:
+        found = memory.database.vectors.nearest(conn, memory.namespace, "core", vector, None, 1)
+    return found[0][1]
+
+
+def test_a_vector_changed_in_place_elsewhere_is_read_back(db_path: Path) -> None:
+    embedder = HashingEmbedder(dimension=64)
+    with (
+        MemoryCoordinator(db_path, embedder=embedder) as reader,
+        MemoryCoordinator(db_path, embedder=embedder) as writer,
+    ):
+        writer.set_core_block("persona", "Prefers green tea in the morning")
+        before = _core_cosine(reader, "espresso after lunch")
+        cached = reader.database.vectors._cache[(reader.namespace, "core")]  # type: ignore[attr-defined]
+        writer.set_core_block("persona", "Drinks espresso after lunch")  # same key, new vector
+        after = _core_cosine(reader, "espresso after lunch")
+        assert after == pytest.approx(_core_cosine(writer, "espresso after lunch"))
+        assert after > before + 0.3
+        assert reader.database.vectors._cache[(reader.namespace, "core")] is cached  # type: ignore[attr-defined]
+
+
+def test_a_pruned_removal_log_reads_the_scope_again(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sv, "REMOVAL_LOG_KEPT", 1)
+    embedder = HashingEmbedder(dimension=64)
+    with (
+        MemoryCoordinator(db_path, embedder=embedder) as reader,
+        MemoryCoordinator(db_path, embedder=embedder) as writer,
+    ):
+        ids = writer.store_many([f"lighthouse keeper log {i}" for i in range(8)])
+        assert len(reader.recall("lighthouse keeper", layers=["semantic"], limit=20)) == 8
+        cached = reader.database.vectors._cache[(reader.namespace, "semantic")]  # type: ignore[attr-defined]
+        for memory_id in ids[:4]:
+            writer.forget(memory_id, "semantic")
+        with reader.database.read() as conn:
+            vector = embedder.embed_queries(["lighthouse keeper"])[0]
+            found = reader.database.vectors.nearest(
+                conn, reader.namespace, "semantic", vector, None, 20
+            )
+        kept = {_pk(writer, i) for i in ids[4:]}
+        assert {pk for pk, _ in found} == kept
+        assert reader.database.vectors._cache[(reader.namespace, "semantic")] is not cached  # type: ignore[attr-defined]
+
+
+def _pk(memory: MemoryCoordinator, memory_id: str) -> int:
+    with memory.database.read() as conn:
+        row = memory._scope.repo.row(conn, memory_id)
+        assert row is not None
+        return int(row.pk)
+
+
 # --------------------------------------------------------------------------- int8 pre-filter
 def _exact_top(memory: MemoryCoordinator, query: np.ndarray, k: int) -> list[tuple[int, float]]:
     """The true nearest rows of the semantic scope, by float32 cosine over every stored blob."""

@@ -175,7 +175,8 @@ def _create_tables(db: Database, conn: Connection) -> None:
         table
         for table in metadata.sorted_tables
         # PostgreSQL keeps vectors in pgvector instead (see storage/postgres.py).
-        if db.dialect == "sqlite" or table.name not in ("zb_vectors", "zb_vector_versions")
+        if db.dialect == "sqlite"
+        or table.name not in ("zb_vectors", "zb_vector_versions", "zb_vector_removals")
     ]
     metadata.create_all(conn, tables=tables, checkfirst=True)
     db.lexical.install(conn)

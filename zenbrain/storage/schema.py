@@ -45,6 +45,7 @@ __all__ = [
     "metadata",
     "procedures",
     "sessions",
+    "vector_removals",
     "vector_versions",
     "vectors",
 ]
@@ -146,6 +147,18 @@ vector_versions = Table(
     Column("layer", String(20), primary_key=True),
     Column("version", Integer, nullable=False),
     Column("count", Integer, nullable=False),
+)
+
+vector_removals = Table(
+    "zb_vector_removals",
+    metadata,
+    # Vectors removed, in order, so a process holding a scope in memory drops exactly those
+    # (and reads back any stored again under the same key). Pruned to the newest entries.
+    Column("seq", Integer, primary_key=True, autoincrement=True),
+    Column("namespace", String(200), nullable=False),
+    Column("layer", String(20), nullable=False),
+    Column("memory_pk", _PK, nullable=False),
+    sqlite_autoincrement=True,
 )
 
 sessions = Table(

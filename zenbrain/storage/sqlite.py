@@ -1,4 +1,5 @@
-"""SQLite specifics: connection pragmas and FTS5 for words (vectors: :mod:`.sqlite_vectors`)."""
+"""SQLite specifics: connection pragmas, and FTS5 with postings held in memory for words
+(:mod:`.postings`; vectors: :mod:`.sqlite_vectors`)."""
 
 from __future__ import annotations
 

@@ -14,9 +14,11 @@ A scope (namespace and layer) is held in memory in one of two forms:
 
 Both forms grow in place into preallocated buffers (doubling), so loading or appending never
 copies the whole matrix more than once. Every write bumps the scope's row in
-``zb_vector_versions``; a search compares that version with the cached one and, when another
-process wrote, reads only the rows added since, or (after deletions) the scope's primary keys
-to drop the rows that are gone, never the whole scope again.
+``zb_vector_versions``, and every removal is logged in ``zb_vector_removals``; a search
+compares that version with the cached one and, when another process wrote, drops the keys
+logged as removed since, reads back those stored again under their key (a changed vector)
+and reads the rows added since: never the whole scope again, unless the log was pruned past
+what the cached copy saw.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, select
 
 from zenbrain.storage.indexes import IndexedVector
 from zenbrain.storage.schema import memories, vector_versions, vectors
@@ -55,6 +57,8 @@ SIGN_CANDIDATES_SHARE = 0.03
 # Fewer sign bits than this say too little about a row: such vectors are scanned as int8.
 SIGN_MIN_DIMENSION = 256
 _READ_CHUNK = 4096
+REMOVAL_LOG_KEPT = 10_000
+"""Entries of ``zb_vector_removals`` kept; a process further behind reads its scope again."""
 _SQL_IN_CHUNK = 900  # below SQLite's default limit of bound parameters
 
 
@@ -81,12 +85,14 @@ class _Rows:
         "_vectors",
         "dimension",
         "max_pk",
+        "removals_seen",
         "size",
         "version",
     )
 
     def __init__(self, version: int, dimension: int, capacity: int, *, int8: bool) -> None:
         self.version = version
+        self.removals_seen = 0  # the last entry of zb_vector_removals applied here
         self.dimension = dimension
         self.size = 0
         self.max_pk = 0
@@ -338,15 +344,31 @@ class SqliteVectorIndex:
     def remove(self, conn: Connection, pks: Sequence[int]) -> None:
         if not pks:
             return
-        scopes = conn.execute(
-            select(vectors.c.namespace, vectors.c.layer, func.count())
-            .where(vectors.c.memory_pk.in_(list(pks)))
-            .group_by(vectors.c.namespace, vectors.c.layer)
+        found = conn.execute(
+            select(vectors.c.memory_pk, vectors.c.namespace, vectors.c.layer).where(
+                vectors.c.memory_pk.in_(list(pks))
+            )
         ).all()
+        if not found:
+            return
         conn.execute(vectors.delete().where(vectors.c.memory_pk.in_(list(pks))))
+        # Logged for the copies other processes hold (see _catch_up), pruned to the newest.
+        driver = self._driver(conn)
+        driver.executemany(
+            "INSERT INTO zb_vector_removals (namespace, layer, memory_pk) VALUES (?, ?, ?)",
+            [(namespace, layer, int(pk)) for pk, namespace, layer in found],
+        )
+        driver.execute(
+            "DELETE FROM zb_vector_removals WHERE seq <= "
+            "(SELECT max(seq) FROM zb_vector_removals) - ?",
+            (REMOVAL_LOG_KEPT,),
+        )
+        scopes: dict[tuple[str, str], int] = {}
+        for _, namespace, layer in found:
+            scopes[(namespace, layer)] = scopes.get((namespace, layer), 0) + 1
         gone = np.asarray(sorted(pks), dtype=np.int64)
-        for namespace, layer, removed in scopes:
-            previous, current = self._bump(conn, namespace, layer, -int(removed))
+        for (namespace, layer), removed in scopes.items():
+            previous, current = self._bump(conn, namespace, layer, -removed)
             with self._lock:
                 cached = self._cache.get((namespace, layer))
                 if cached is None:
@@ -383,16 +405,18 @@ class SqliteVectorIndex:
             cursor.close()
 
     def _read_by_pk(
-        self, conn: Connection, pks: Sequence[int]
+        self, conn: Connection, namespace: str, layer: str, pks: Sequence[int]
     ) -> Iterable[list[tuple[int, bytes, str | None]]]:
+        """The scope's rows with these keys (a key now in another scope is left out)."""
         driver = self._driver(conn)
         for begin in range(0, len(pks), _SQL_IN_CHUNK):
             part = [int(pk) for pk in pks[begin : begin + _SQL_IN_CHUNK]]
             marks = ",".join("?" * len(part))
             yield driver.execute(
                 "SELECT v.memory_pk, v.vector, m.context FROM zb_vectors v "
-                f"JOIN zb_memories m ON m.pk = v.memory_pk WHERE v.memory_pk IN ({marks})",
-                part,
+                f"JOIN zb_memories m ON m.pk = v.memory_pk WHERE v.memory_pk IN ({marks}) "
+                "AND v.namespace = ? AND v.layer = ?",
+                [*part, namespace, layer],
             ).fetchall()
 
     @staticmethod
@@ -418,22 +442,53 @@ class SqliteVectorIndex:
             cached = self._cache.get(key)
             if cached is not None and cached.version == version:
                 return cached
-            if cached is None or cached.dimension != dimension:
+            if (
+                cached is None
+                or cached.dimension != dimension
+                or not self._catch_up(conn, cached, namespace, layer)
+            ):
                 cached = _Rows(version, dimension, count, int8=count >= self.prefilter_min_rows)
+                cached.removals_seen = self._newest_removal(conn)
                 for chunk in self._read_rows(conn, namespace, layer, 0):
                     self._append_chunk(cached, chunk)
-            else:
-                # Another process wrote: first assume it only added rows.
-                after = cached.max_pk
-                fresh = [r for c in self._read_rows(conn, namespace, layer, after) for r in c]
-                if cached.size + len(fresh) != count:
-                    self._resync(conn, cached, namespace, layer)
-                elif fresh:
-                    self._append_chunk(cached, fresh)
+            if cached.size != count:  # what the log and the new keys showed is not all
+                self._resync(conn, cached, namespace, layer)
             cached.version = version
             self._maybe_quantize(cached)
             self._cache[key] = cached
             return cached
+
+    def _newest_removal(self, conn: Connection) -> int:
+        found = self._driver(conn).execute("SELECT max(seq) FROM zb_vector_removals").fetchone()
+        return int(found[0] or 0) if found else 0
+
+    def _catch_up(self, conn: Connection, cached: _Rows, namespace: str, layer: str) -> bool:
+        """Another process wrote: drop the keys it removed (from ``zb_vector_removals``),
+        read back those it stored again under the same key (a memory whose vector changed)
+        and read the keys added since; False when the log no longer reaches back to what
+        this copy saw (pruned), so the scope is read again."""
+        driver = self._driver(conn)
+        oldest = driver.execute("SELECT min(seq) FROM zb_vector_removals").fetchone()[0]
+        if oldest is not None and int(oldest) > cached.removals_seen + 1:
+            return False
+        removed = driver.execute(
+            "SELECT seq, memory_pk FROM zb_vector_removals "
+            "WHERE seq > ? AND namespace = ? AND layer = ?",
+            (cached.removals_seen, namespace, layer),
+        ).fetchall()
+        cached.removals_seen = self._newest_removal(conn)
+        after = cached.max_pk
+        if removed:
+            gone = np.unique(np.asarray([int(pk) for _, pk in removed], dtype=np.int64))
+            cached.keep(~np.isin(cached.pks, gone))
+            again = gone[gone <= after].tolist()  # later keys come with the new rows below
+            for chunk in self._read_by_pk(conn, namespace, layer, again):
+                if chunk:
+                    self._append_chunk(cached, chunk)
+        fresh = [r for c in self._read_rows(conn, namespace, layer, after) for r in c]
+        if fresh:
+            self._append_chunk(cached, fresh)
+        return True
 
     def _resync(self, conn: Connection, cached: _Rows, namespace: str, layer: str) -> None:
         """Rows were deleted (and maybe added) elsewhere: drop the keys that are gone, read
@@ -450,7 +505,7 @@ class SqliteVectorIndex:
         )
         cached.keep(np.isin(cached.pks, present))
         missing = np.setdiff1d(present, cached.pks, assume_unique=True)
-        for chunk in self._read_by_pk(conn, missing.tolist()):
+        for chunk in self._read_by_pk(conn, namespace, layer, missing.tolist()):
             if chunk:
                 self._append_chunk(cached, chunk)
 
