@@ -11,6 +11,7 @@ import random
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -256,3 +257,36 @@ def test_postings_are_compacted_once_removals_outnumber_live_memories(
         assert len(_candidates(memory, "orchard")) == 4
         reloaded = _cached(memory)
         assert reloaded is not loaded and reloaded.dead == 0 and len(reloaded) == 4
+
+
+def test_searches_and_writes_from_many_threads(db_path: Path) -> None:
+    """Postings are numpy views of growing arrays while a search runs: a write in another
+    thread must never resize one under it, nor a search see half a write."""
+    errors: list[BaseException] = []
+    with MemoryCoordinator(db_path) as memory:
+        memory.store_many([f"ferry timetable note {i}" for i in range(200)])
+        stop = threading.Event()
+
+        def search() -> None:
+            try:
+                while not stop.is_set():
+                    found = memory.recall("ferry timetable", layers=["semantic"], limit=5)
+                    assert len(found) == 5
+            except BaseException as exc:
+                errors.append(exc)
+
+        readers = [threading.Thread(target=search) for _ in range(3)]
+        for reader in readers:
+            reader.start()
+        try:
+            for i in range(60):
+                memory.store(f"ferry timetable change number {i}")
+                if i % 10 == 0:
+                    memory.set_core_block("persona", f"takes the ferry {i} times a week")
+        finally:
+            stop.set()
+            for reader in readers:
+                reader.join(timeout=60)
+        assert not errors, errors
+        assert len(_candidates(memory, "ferry timetable")) == 50  # the pool: 260 match
+        assert len(_cached(memory)) == 260
