@@ -81,10 +81,10 @@ class SqliteLexicalIndex:
 
     Beside it, ``zb_lexical_lengths`` keeps each scope's number of memories, their total
     length in index terms (BM25's average length) and a count of changes, updated with every
-    add and remove; the per-term document counts come straight from the index through
-    ``fts5vocab``.
+    add and remove.
 
-    Candidates come from each scope's postings held in memory (:class:`ScopePostings`),
+    Candidates, per-term document counts and each candidate's terms come from each scope's
+    postings held in memory (:class:`ScopePostings`),
     loaded from ``zb_fts`` on the first search and kept in step with every writer: a search
     reads the scope's change count, and when it moved, the rows added since (keys only grow)
     and the removals logged in ``zb_lexical_removed`` since. Changes those do not account
@@ -97,11 +97,6 @@ class SqliteLexicalIndex:
     def install(self, conn: Connection) -> None:
         conn.exec_driver_sql(
             "CREATE VIRTUAL TABLE IF NOT EXISTS zb_fts USING fts5(ctx, terms, tokenize='ascii')"
-        )
-        # Per-term document counts straight from the index: with scoped terms these are the
-        # document frequencies within a scope, and the bare scope token counts its rows.
-        conn.exec_driver_sql(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS zb_fts_vocab USING fts5vocab(zb_fts, 'row')"
         )
         conn.exec_driver_sql(
             "CREATE TABLE IF NOT EXISTS zb_lexical_removed ("
