@@ -308,11 +308,14 @@ class PostgresLexicalIndex:
     ) -> list[int]:
         if not terms:
             return []
+        # ts_rank (term frequency, length-normalised), not ts_rank_cd: the candidates are
+        # re-scored by BM25 anyway, and cover density costs twice as much per row while
+        # agreeing less with that score (docs/postgres.md).
         rows = conn.execute(
             text(
                 "SELECT memory_pk FROM zb_lexical, to_tsquery('simple', :query) q "
                 f"WHERE {self._where(context)} "
-                "ORDER BY ts_rank_cd(terms, q, 1) DESC, memory_pk DESC LIMIT :limit"
+                "ORDER BY ts_rank(terms, q, 1) DESC, memory_pk DESC LIMIT :limit"
             ),
             {"limit": limit, **_scoped_query(namespace, layer, context, terms)},
         )
@@ -337,10 +340,10 @@ class PostgresLexicalIndex:
             params[f"q{position}"], params[f"ctx{position}"] = scoped["query"], scoped["ctx"]
             in_context = f" AND ctx = :ctx{position}" if context is not None else ""
             parts.append(
-                f"(SELECT {position} AS layer, memory_pk, ts_rank_cd(terms, q, 1) AS rank "
+                f"(SELECT {position} AS layer, memory_pk, ts_rank(terms, q, 1) AS rank "
                 f"FROM zb_lexical, to_tsquery('simple', :q{position}) q "
                 f"WHERE terms @@ q{in_context} "
-                "ORDER BY ts_rank_cd(terms, q, 1) DESC, memory_pk DESC LIMIT :limit)"
+                "ORDER BY ts_rank(terms, q, 1) DESC, memory_pk DESC LIMIT :limit)"
             )
         rows = list(conn.execute(text(" UNION ALL ".join(parts)), params).all())
         # The order of :meth:`candidates` (rank, then key, both descending), per layer,
