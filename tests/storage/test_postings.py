@@ -98,6 +98,30 @@ def test_best_and_counts_agree_with_a_count_by_hand(seed: int) -> None:
     assert postings.best(["w1"], None, 0) == []
 
 
+def test_memories_without_index_terms_load_in_bulk_and_one_by_one() -> None:
+    postings = ScopePostings()
+    postings.extend([(1, None, (), 10), (2, "c", (), 20)])  # a whole chunk without terms
+    postings.extend([(3, None, ("harbour",), 30), (4, None, (), 40)])
+    postings.add(5, None, (), 50)
+    assert len(postings) == 5
+    assert postings.entry(2) == ((), 20)
+    assert postings.entry(4) == ((), 40)
+    assert postings.best(["harbour"], None, 5) == [3]
+    documents, average, frequencies = postings.counts(["harbour"], None)
+    assert (documents, average, frequencies) == (5, 0.2, {"harbour": 1})
+
+
+def test_a_memory_without_index_terms_stored_after_the_first_search(db_path: Path) -> None:
+    with MemoryCoordinator(db_path) as memory:
+        memory.store("the harbour crane")
+        assert len(_candidates(memory, "harbour")) == 1
+        memory.store("🙂 !!!")  # nothing to index: no words at all
+        assert len(_candidates(memory, "harbour")) == 1  # read back alone, in bulk
+        memory.store_many(["…", "the harbour at night"])
+        assert len(_candidates(memory, "harbour")) == 2
+        assert len(_cached(memory)) == 4
+
+
 def test_equal_scores_put_the_newer_memory_first() -> None:
     postings = ScopePostings()
     for pk in (3, 5, 9):

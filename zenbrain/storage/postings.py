@@ -177,15 +177,16 @@ class ScopePostings:
         terms_sorted = pairs // span
         positions = (pairs % span).astype(np.int32)
         tfs = np.minimum(counts, _MAX_TF).astype(np.uint8)
-        bounds = np.flatnonzero(np.diff(terms_sorted)) + 1
-        starts = np.concatenate([[0], bounds])
-        ends = np.concatenate([bounds, [len(pairs)]])
-        for number, begin, end in zip(
-            terms_sorted[starts].tolist(), starts.tolist(), ends.tolist(), strict=True
-        ):
-            found = postings[number]
-            found[0].frombytes(positions[begin:end].tobytes())
-            found[1].frombytes(tfs[begin:end].tobytes())
+        if len(pairs):  # memories without a single index term add no postings
+            bounds = np.flatnonzero(np.diff(terms_sorted)) + 1
+            starts = np.concatenate([[0], bounds])
+            ends = np.concatenate([bounds, [len(pairs)]])
+            for number, begin, end in zip(
+                terms_sorted[starts].tolist(), starts.tolist(), ends.tolist(), strict=True
+            ):
+                found = postings[number]
+                found[0].frombytes(positions[begin:end].tobytes())
+                found[1].frombytes(tfs[begin:end].tobytes())
         offsets = np.concatenate([[0], np.cumsum(np.frombuffer(lengths, dtype=np.int32))[:-1]])
         self._starts.frombytes((offsets + len(self._sequence)).astype(np.int64).tobytes())
         self._sequence.extend(numbers)
