@@ -8,13 +8,18 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from zenbrain import MemoryCoordinator
 from zenbrain.ranking import K1, B
@@ -314,3 +319,62 @@ def test_searches_and_writes_from_many_threads(db_path: Path) -> None:
         assert not errors, errors
         assert len(_candidates(memory, "ferry timetable")) == 50  # the pool: 260 match
         assert len(_cached(memory)) == 260
+
+
+# --------------------------------------------------------------------------- any sequence
+_WORDS = ["harbour", "crane", "ferry", "night", "tea", "🙂", "the", "of", "Lisbon", "parade"]
+# Often a text with no index term at all: it must load and catch up like any other.
+_texts = st.one_of(
+    st.sampled_from(["🙂", "the of", "…"]),
+    st.lists(st.sampled_from(_WORDS), min_size=1, max_size=6).map(" ".join),
+)
+_operations = st.lists(
+    st.one_of(
+        st.tuples(st.just("store"), st.integers(0, 1), _texts),
+        st.tuples(st.just("store_many"), st.integers(0, 1), st.lists(_texts, max_size=4)),
+        st.tuples(st.just("forget"), st.integers(0, 1), st.integers(0, 50)),
+        st.tuples(st.just("core"), st.integers(0, 1), _texts),
+        st.tuples(st.just("recall"), st.integers(0, 1), _texts),
+    ),
+    min_size=1,
+    max_size=25,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(operations=_operations)
+def test_postings_kept_in_step_equal_postings_loaded_afresh(operations: list[Any]) -> None:
+    """Two coordinators on one file write and search in any order; afterwards each one's
+    postings, kept in step search by search, answer exactly as postings loaded afresh."""
+    folder = Path(tempfile.mkdtemp(prefix="zb-postings-"))
+    try:
+        path = folder / "store.db"
+        ids: list[tuple[str, str]] = []
+        with MemoryCoordinator(path) as first, MemoryCoordinator(path) as second:
+            pair = (first, second)
+            for kind, who, argument in operations:
+                memory = pair[who]
+                if kind == "store":
+                    ids.append((memory.store(argument), "semantic"))
+                elif kind == "store_many" and argument:
+                    ids += [(i, "semantic") for i in memory.store_many(argument)]
+                elif kind == "forget" and ids:
+                    memory_id, layer = ids.pop(argument % len(ids))
+                    memory.forget(memory_id, layer)
+                elif kind == "core":
+                    memory.set_core_block("persona", argument)
+                elif kind == "recall":
+                    memory.recall(argument, limit=5)
+            queries = ["harbour crane", "ferry night tea", "Lisbon parade", "crane"]
+            with MemoryCoordinator(path) as fresh:
+                for query in queries:
+                    for layer in ("semantic", "core"):
+                        expected = _candidates(fresh, query, layer)
+                        assert _candidates(first, query, layer) == expected
+                        assert _candidates(second, query, layer) == expected
+                    expected_results = [(r.id, r.score) for r in fresh.recall(query, limit=5)]
+                    for memory in pair:
+                        got = [(r.id, r.score) for r in memory.recall(query, limit=5)]
+                        assert got == expected_results
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
