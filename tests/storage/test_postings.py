@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from zenbrain import MemoryCoordinator
+from zenbrain.providers import HashingEmbedder
 from zenbrain.ranking import K1, B
 from zenbrain.storage import sqlite as sqlite_index
 from zenbrain.storage.database import Database, resolve_location
@@ -154,6 +155,12 @@ def _pk(memory: MemoryCoordinator, memory_id: str) -> int:
 def _id_of(memory: MemoryCoordinator, content: str) -> str:
     found = memory.recall(content, layers=["semantic"], limit=60)
     return next(r.id for r in found if r.content == content)
+
+
+def _nearest(memory: MemoryCoordinator, vector: Any, layer: str) -> list[tuple[int, float]]:
+    with memory.database.read() as conn:
+        found = memory.database.vectors.nearest(conn, memory.namespace, layer, vector, None, 10)
+    return [(pk, round(cosine, 6)) for pk, cosine in found]
 
 
 def _cached(memory: MemoryCoordinator, layer: str = "semantic") -> ScopePostings:
@@ -341,16 +348,24 @@ _operations = st.lists(
 )
 
 
+@pytest.mark.parametrize("embedded", [False, True], ids=["lexical", "hybrid"])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(operations=_operations)
-def test_postings_kept_in_step_equal_postings_loaded_afresh(operations: list[Any]) -> None:
+def test_postings_kept_in_step_equal_postings_loaded_afresh(
+    embedded: bool, operations: list[Any]
+) -> None:
     """Two coordinators on one file write and search in any order; afterwards each one's
-    postings, kept in step search by search, answer exactly as postings loaded afresh."""
+    postings (and, with an embedder, cached vectors), kept in step search by search, answer
+    exactly as those loaded afresh."""
     folder = Path(tempfile.mkdtemp(prefix="zb-postings-"))
+    embedder = HashingEmbedder(dimension=32) if embedded else None
     try:
         path = folder / "store.db"
         ids: list[tuple[str, str]] = []
-        with MemoryCoordinator(path) as first, MemoryCoordinator(path) as second:
+        with (
+            MemoryCoordinator(path, embedder=embedder) as first,
+            MemoryCoordinator(path, embedder=embedder) as second,
+        ):
             pair = (first, second)
             for kind, who, argument in operations:
                 memory = pair[who]
@@ -365,13 +380,27 @@ def test_postings_kept_in_step_equal_postings_loaded_afresh(operations: list[Any
                     memory.set_core_block("persona", argument)
                 elif kind == "recall":
                     memory.recall(argument, limit=5)
+                # Both search both layers after every step, so each holds its copies from
+                # early on and must follow every later write (core blocks are shown, not
+                # searched, by recall).
+                for held in pair:
+                    for layer in ("semantic", "core"):
+                        _candidates(held, "harbour ferry", layer)
+                        if embedder is not None:
+                            _nearest(held, embedder.embed_queries(["harbour ferry"])[0], layer)
             queries = ["harbour crane", "ferry night tea", "Lisbon parade", "crane"]
-            with MemoryCoordinator(path) as fresh:
+            with MemoryCoordinator(path, embedder=embedder) as fresh:
                 for query in queries:
                     for layer in ("semantic", "core"):
                         expected = _candidates(fresh, query, layer)
                         assert _candidates(first, query, layer) == expected
                         assert _candidates(second, query, layer) == expected
+                    if embedder is not None:
+                        vector = embedder.embed_queries([query])[0]
+                        for layer in ("semantic", "core"):
+                            expected_near = _nearest(fresh, vector, layer)
+                            assert _nearest(first, vector, layer) == expected_near
+                            assert _nearest(second, vector, layer) == expected_near
                     expected_results = [(r.id, r.score) for r in fresh.recall(query, limit=5)]
                     for memory in pair:
                         got = [(r.id, r.score) for r in memory.recall(query, limit=5)]
