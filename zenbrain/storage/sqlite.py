@@ -12,7 +12,7 @@ from sqlalchemy import Connection, Engine, bindparam, event, text
 
 from zenbrain.storage.indexes import IndexedTerms, IndexedText, ScopeStatistics
 from zenbrain.storage.postings import ScopePostings
-from zenbrain.storage.scopes import count_memories, scope_tokens, scoped_terms
+from zenbrain.storage.scopes import scope_tokens
 
 __all__ = [
     "SqliteLexicalIndex",
@@ -315,13 +315,6 @@ class SqliteLexicalIndex:
             found[scope] = postings
         return found
 
-    @staticmethod
-    def _match(namespace: str, layer: str, context: str | None, terms: Sequence[str]) -> str:
-        scope, ctx = scope_tokens(namespace, layer, context)
-        wanted = " OR ".join(f'"{t}"' for t in scoped_terms(scope, list(dict.fromkeys(terms))))
-        # No column filter on the terms: scoped terms occur in no other column.
-        return f"ctx : {ctx} AND ({wanted})" if ctx else f"({wanted})"
-
     def candidates(
         self,
         conn: Connection,
@@ -374,17 +367,11 @@ class SqliteLexicalIndex:
                         )
         return found
 
+    # Both from the postings in memory, as recall counts (see :meth:`statistics`).
     def document_count(
         self, conn: Connection, namespace: str, layer: str, context: str | None
     ) -> int:
-        if context is not None:
-            return count_memories(conn, namespace, layer, context)
-        scope, _ = scope_tokens(namespace, layer, None)
-        found = conn.execute(
-            text("SELECT documents FROM zb_lexical_lengths WHERE scope = :scope"),
-            {"scope": scope},
-        ).scalar()
-        return int(found or 0)
+        return self.statistics(conn, namespace, [layer], [], context)[layer].documents
 
     def document_frequencies(
         self,
@@ -394,17 +381,7 @@ class SqliteLexicalIndex:
         terms: Sequence[str],
         context: str | None,
     ) -> dict[str, int]:
-        if context is None:
-            return dict(self.statistics(conn, namespace, [layer], terms, None)[layer].frequencies)
-        return {
-            term: int(
-                conn.execute(
-                    text("SELECT count(*) FROM zb_fts WHERE zb_fts MATCH :m"),
-                    {"m": self._match(namespace, layer, context, [term])},
-                ).scalar_one()
-            )
-            for term in dict.fromkeys(terms)
-        }
+        return dict(self.statistics(conn, namespace, [layer], terms, context)[layer].frequencies)
 
     def statistics(
         self,
