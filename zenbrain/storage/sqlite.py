@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, bindparam, event, text
 
+from zenbrain.storage import removal_log
 from zenbrain.storage.indexes import IndexedTerms, IndexedText, ScopeStatistics
 from zenbrain.storage.postings import ScopePostings
 from zenbrain.storage.scopes import scope_tokens
@@ -185,14 +186,7 @@ class SqliteLexicalIndex:
             "DELETE FROM zb_fts WHERE rowid = ?", [(pk,) for _, pk in removed]
         )
         # Logged for the postings other processes hold (see the class docstring).
-        driver.executemany(  # type: ignore[union-attr]
-            "INSERT INTO zb_lexical_removed (scope, pk) VALUES (?, ?)", removed
-        )
-        driver.execute(  # type: ignore[union-attr]
-            "DELETE FROM zb_lexical_removed WHERE seq <= "
-            "(SELECT max(seq) FROM zb_lexical_removed) - ?",
-            (REMOVAL_LOG_KEPT,),
-        )
+        removal_log.append(driver, "zb_lexical_removed", ("scope", "pk"), removed, REMOVAL_LOG_KEPT)
         self._count_lengths(conn, changes)
 
     # ------------------------------------------------------------------ postings in memory
@@ -221,9 +215,8 @@ class SqliteLexicalIndex:
 
     def _load(self, conn: Connection, scope: str, changes: int) -> ScopePostings:
         postings = ScopePostings(changes)
-        postings.removals_seen = int(
-            conn.exec_driver_sql("SELECT coalesce(max(seq), 0) FROM zb_lexical_removed").scalar()
-            or 0
+        postings.removals_seen = removal_log.newest(
+            conn.connection.driver_connection, "zb_lexical_removed"
         )
         self._add_rows(
             postings,
@@ -240,25 +233,26 @@ class SqliteLexicalIndex:
     ) -> bool:
         """Apply what writers changed since ``postings`` was last in step; False when that
         does not account for every change counted (the caller then reloads the scope)."""
-        oldest, newest = conn.exec_driver_sql(
-            "SELECT min(seq), max(seq) FROM zb_lexical_removed"
-        ).one()
-        if oldest is not None and int(oldest) > postings.removals_seen + 1:
+        logged = removal_log.removed_since(
+            conn.connection.driver_connection,
+            "zb_lexical_removed",
+            "pk",
+            postings.removals_seen,
+            "scope = ?",
+            (scope,),
+        )
+        if logged is None:
             return False  # entries this copy never saw were pruned
-        removed = conn.exec_driver_sql(
-            "SELECT pk FROM zb_lexical_removed WHERE seq > ? AND scope = ? ORDER BY seq",
-            (postings.removals_seen, scope),
-        ).all()
-        postings.removals_seen = int(newest or 0)
+        removed, postings.removals_seen = logged
         known = postings.max_pk
         explained = 0
         gone: dict[int, None] = {}
-        for (pk,) in removed:
+        for pk in removed:
             explained += 1
-            if int(pk) > known:
+            if pk > known:
                 explained += 1  # added after this copy was in step, then removed
-            elif postings.discard(int(pk)):
-                gone[int(pk)] = None
+            elif postings.discard(pk):
+                gone[pk] = None
         # Memories re-indexed in place (removed, then added again under their key).
         keys = list(gone)
         for begin in range(0, len(keys), _SQL_IN_CHUNK):

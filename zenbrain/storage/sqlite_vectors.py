@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Connection, select
 
+from zenbrain.storage import removal_log
 from zenbrain.storage.indexes import IndexedVector
 from zenbrain.storage.schema import memories, vector_versions, vectors
 
@@ -353,15 +354,12 @@ class SqliteVectorIndex:
             return
         conn.execute(vectors.delete().where(vectors.c.memory_pk.in_(list(pks))))
         # Logged for the copies other processes hold (see _catch_up), pruned to the newest.
-        driver = self._driver(conn)
-        driver.executemany(
-            "INSERT INTO zb_vector_removals (namespace, layer, memory_pk) VALUES (?, ?, ?)",
+        removal_log.append(
+            self._driver(conn),
+            "zb_vector_removals",
+            ("namespace", "layer", "memory_pk"),
             [(namespace, layer, int(pk)) for pk, namespace, layer in found],
-        )
-        driver.execute(
-            "DELETE FROM zb_vector_removals WHERE seq <= "
-            "(SELECT max(seq) FROM zb_vector_removals) - ?",
-            (REMOVAL_LOG_KEPT,),
+            REMOVAL_LOG_KEPT,
         )
         scopes: dict[tuple[str, str], int] = {}
         for _, namespace, layer in found:
@@ -448,7 +446,7 @@ class SqliteVectorIndex:
                 or not self._catch_up(conn, cached, namespace, layer)
             ):
                 cached = _Rows(version, dimension, count, int8=count >= self.prefilter_min_rows)
-                cached.removals_seen = self._newest_removal(conn)
+                cached.removals_seen = removal_log.newest(self._driver(conn), "zb_vector_removals")
                 for chunk in self._read_rows(conn, namespace, layer, 0):
                     self._append_chunk(cached, chunk)
             if cached.size != count:  # what the log and the new keys showed is not all
@@ -458,28 +456,25 @@ class SqliteVectorIndex:
             self._cache[key] = cached
             return cached
 
-    def _newest_removal(self, conn: Connection) -> int:
-        found = self._driver(conn).execute("SELECT max(seq) FROM zb_vector_removals").fetchone()
-        return int(found[0] or 0) if found else 0
-
     def _catch_up(self, conn: Connection, cached: _Rows, namespace: str, layer: str) -> bool:
         """Another process wrote: drop the keys it removed (from ``zb_vector_removals``),
         read back those it stored again under the same key (a memory whose vector changed)
         and read the keys added since; False when the log no longer reaches back to what
         this copy saw (pruned), so the scope is read again."""
-        driver = self._driver(conn)
-        oldest = driver.execute("SELECT min(seq) FROM zb_vector_removals").fetchone()[0]
-        if oldest is not None and int(oldest) > cached.removals_seen + 1:
+        logged = removal_log.removed_since(
+            self._driver(conn),
+            "zb_vector_removals",
+            "memory_pk",
+            cached.removals_seen,
+            "namespace = ? AND layer = ?",
+            (namespace, layer),
+        )
+        if logged is None:
             return False
-        removed = driver.execute(
-            "SELECT seq, memory_pk FROM zb_vector_removals "
-            "WHERE seq > ? AND namespace = ? AND layer = ?",
-            (cached.removals_seen, namespace, layer),
-        ).fetchall()
-        cached.removals_seen = self._newest_removal(conn)
+        removed, cached.removals_seen = logged
         after = cached.max_pk
         if removed:
-            gone = np.unique(np.asarray([int(pk) for _, pk in removed], dtype=np.int64))
+            gone = np.unique(np.asarray(removed, dtype=np.int64))
             cached.keep(~np.isin(cached.pks, gone))
             again = gone[gone <= after].tolist()  # later keys come with the new rows below
             for chunk in self._read_by_pk(conn, namespace, layer, again):
