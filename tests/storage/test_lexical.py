@@ -116,7 +116,6 @@ def test_counts_are_filled_for_stores_made_before_they_were_kept(store_location:
             if db.dialect == "sqlite":
                 conn.exec_driver_sql("DROP TABLE zb_lexical_lengths")
             else:
-                conn.exec_driver_sql("DROP TABLE zb_lexical_terms_df")
                 conn.exec_driver_sql("ALTER TABLE zb_lexical DROP COLUMN length")
                 conn.exec_driver_sql("ALTER TABLE zb_lexical_counts DROP COLUMN length")
     finally:

@@ -1,7 +1,8 @@
-"""The postings SQLite holds in memory for lexical candidates: they rank as BM25's relevance
-computed by hand, count as the index does, and stay in step with every writer (this
-process, another coordinator on the same file, another process), including removals,
-memories re-indexed in place, a pruned removal log and a rebuilt index."""
+"""The postings each process holds in memory for lexical candidates: they rank as BM25's
+relevance computed by hand, count as the index does, and stay in step with every writer
+(this process, another coordinator on the same store, another process), including removals,
+memories re-indexed in place, a pruned removal log and a rebuilt index, on both back ends
+(SQLite follows a change count and AUTOINCREMENT keys, PostgreSQL transaction snapshots)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import sys
 import tempfile
 import textwrap
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +26,15 @@ from hypothesis import strategies as st
 from zenbrain import MemoryCoordinator
 from zenbrain.providers import HashingEmbedder
 from zenbrain.ranking import K1, B
+from zenbrain.storage import postgres_lexical
 from zenbrain.storage import sqlite as sqlite_index
 from zenbrain.storage.database import Database, resolve_location
 from zenbrain.storage.indexes import IndexedText
 from zenbrain.storage.migrations import rebuild_lexical_index
 from zenbrain.storage.postings import ScopePostings
+from zenbrain.storage.schema import memories
 from zenbrain.storage.scopes import scope_tokens
+from zenbrain.testing.postgres import fresh_database
 from zenbrain.text import tokenize
 
 WORDS = [f"w{i}" for i in range(30)]
@@ -117,8 +122,8 @@ def test_memories_without_index_terms_load_in_bulk_and_one_by_one() -> None:
     assert (documents, average, frequencies) == (5, 0.2, {"harbour": 1})
 
 
-def test_a_memory_without_index_terms_stored_after_the_first_search(db_path: Path) -> None:
-    with MemoryCoordinator(db_path) as memory:
+def test_a_memory_without_index_terms_stored_after_the_first_search(store_location: str) -> None:
+    with MemoryCoordinator(store_location) as memory:
         memory.store("the harbour crane")
         assert len(_candidates(memory, "harbour")) == 1
         memory.store("🙂 !!!")  # nothing to index: no words at all
@@ -136,6 +141,33 @@ def test_equal_scores_put_the_newer_memory_first() -> None:
 
 
 # --------------------------------------------------------------------------- keeping in step
+def _backend(location: str) -> Any:
+    """The module holding the back end's tuning constants."""
+    return postgres_lexical if location.startswith("postgresql") else sqlite_index
+
+
+def _insert_memories(conn: Any, rows: list[IndexedText]) -> None:
+    """Parent rows for the index (PostgreSQL's index references zb_memories)."""
+    now = datetime.now(UTC).replace(tzinfo=None)
+    conn.execute(
+        memories.insert(),
+        [
+            {
+                "pk": row.pk,
+                "id": f"m{row.pk}",
+                "namespace": row.namespace,
+                "layer": row.layer,
+                "context": row.context,
+                "content": " ".join(row.terms),
+                "metadata": {},
+                "created_at": now,
+                "updated_at": now,
+            }
+            for row in rows
+        ],
+    )
+
+
 def _candidates(memory: MemoryCoordinator, query: str, layer: str = "semantic") -> set[int]:
     with memory.database.read() as conn:
         return set(
@@ -168,8 +200,8 @@ def _cached(memory: MemoryCoordinator, layer: str = "semantic") -> ScopePostings
     return memory.database.lexical._cache[scope]  # type: ignore[attr-defined]
 
 
-def test_postings_follow_another_coordinator_on_the_same_file(db_path: Path) -> None:
-    with MemoryCoordinator(db_path) as reader, MemoryCoordinator(db_path) as writer:
+def test_postings_follow_another_coordinator_on_the_same_file(store_location: str) -> None:
+    with MemoryCoordinator(store_location) as reader, MemoryCoordinator(store_location) as writer:
         writer.store_many([f"filler note number {i}" for i in range(40)])
         assert _candidates(reader, "quasar") == set()
         loaded = _cached(reader)
@@ -194,8 +226,10 @@ def test_postings_follow_another_coordinator_on_the_same_file(db_path: Path) -> 
         assert _cached(reader) is loaded
 
 
-def test_a_memory_reindexed_in_place_elsewhere_is_found_by_its_new_words(db_path: Path) -> None:
-    with MemoryCoordinator(db_path) as reader, MemoryCoordinator(db_path) as writer:
+def test_a_memory_reindexed_in_place_elsewhere_is_found_by_its_new_words(
+    store_location: str,
+) -> None:
+    with MemoryCoordinator(store_location) as reader, MemoryCoordinator(store_location) as writer:
         writer.set_core_block("persona", "Prefers green tea in the morning")
         assert len(_candidates(reader, "green tea", "core")) == 1
         loaded = _cached(reader, "core")
@@ -209,10 +243,13 @@ def test_a_memory_reindexed_in_place_elsewhere_is_found_by_its_new_words(db_path
 
 
 def test_a_pruned_removal_log_reloads_the_scope(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch
+    store_location: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sqlite_index, "REMOVAL_LOG_KEPT", 2)
-    with MemoryCoordinator(db_path) as reader, MemoryCoordinator(db_path) as writer:
+    backend = _backend(store_location)
+    monkeypatch.setattr(backend, "REMOVAL_LOG_KEPT", 2)
+    if backend is postgres_lexical:
+        monkeypatch.setattr(postgres_lexical, "PRUNE_SLACK", 0)
+    with MemoryCoordinator(store_location) as reader, MemoryCoordinator(store_location) as writer:
         ids = writer.store_many([f"harbour crane number {i}" for i in range(12)])
         assert len(_candidates(reader, "harbour crane")) == 12
         loaded = _cached(reader)
@@ -222,14 +259,19 @@ def test_a_pruned_removal_log_reloads_the_scope(
         assert _cached(reader) is not loaded  # entries it never saw were pruned: reloaded
 
 
-def test_a_rolled_back_write_leaves_nothing_behind(db_path: Path) -> None:
-    with MemoryCoordinator(db_path) as memory:
+def test_a_rolled_back_write_leaves_nothing_behind(store_location: str) -> None:
+    with MemoryCoordinator(store_location) as memory:
         memory.store("a first memory about lighthouses")
         assert len(_candidates(memory, "lighthouses")) == 1
         db = memory.database
         with pytest.raises(RuntimeError), db.write() as conn:
-            db.lexical.add(
-                conn, [IndexedText(999, memory.namespace, "semantic", None, ["lighthouses"])]
+            abandoned = IndexedText(999, memory.namespace, "semantic", None, ["lighthouses"])
+            if db.dialect == "postgresql":
+                _insert_memories(conn, [abandoned])  # the index references its memory
+            db.lexical.add(conn, [abandoned])
+            # Seen by a search inside the writing transaction, then rolled back.
+            assert 999 in db.lexical.candidates(
+                conn, memory.namespace, "semantic", ["lighthouses"], None, 10
             )
             raise RuntimeError("abandon the transaction")
         assert 999 not in _candidates(memory, "lighthouses")
@@ -237,12 +279,12 @@ def test_a_rolled_back_write_leaves_nothing_behind(db_path: Path) -> None:
         assert len(_candidates(memory, "lighthouses")) == 2
 
 
-def test_a_rebuilt_index_elsewhere_is_reloaded(db_path: Path) -> None:
-    with MemoryCoordinator(db_path) as reader:
+def test_a_rebuilt_index_elsewhere_is_reloaded(store_location: str) -> None:
+    with MemoryCoordinator(store_location) as reader:
         reader.store_many(["alpha beta", "beta gamma", "gamma delta"])
         assert len(_candidates(reader, "beta")) == 2
         loaded = _cached(reader)
-        other = Database(*resolve_location(str(db_path)))
+        other = Database(*resolve_location(store_location))
         try:
             with other.write() as conn:
                 assert rebuild_lexical_index(other, conn) == 3
@@ -253,15 +295,15 @@ def test_a_rebuilt_index_elsewhere_is_reloaded(db_path: Path) -> None:
         assert _cached(reader) is not loaded
 
 
-def test_postings_follow_another_process(db_path: Path) -> None:
-    with MemoryCoordinator(db_path) as memory:
+def test_postings_follow_another_process(store_location: str) -> None:
+    with MemoryCoordinator(store_location) as memory:
         memory.store_many([f"filler note number {i}" for i in range(30)])
         memory.set_core_block("persona", "Likes sailing")
         memory.recall("warm the postings")
         script = textwrap.dedent(
             f"""
             from zenbrain import MemoryCoordinator
-            with MemoryCoordinator({str(db_path)!r}) as m:
+            with MemoryCoordinator({store_location!r}) as m:
                 m.store("pulsar radio signal")
                 found = m.recall("filler note number 7", layers=["semantic"], limit=60)
                 m.forget(next(r.id for r in found if r.content.endswith(" 7")), "semantic")
@@ -278,10 +320,10 @@ def test_postings_follow_another_process(db_path: Path) -> None:
 
 
 def test_postings_are_compacted_once_removals_outnumber_live_memories(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch
+    store_location: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sqlite_index, "RELOAD_AFTER_REMOVALS", 3)
-    with MemoryCoordinator(db_path) as memory:
+    monkeypatch.setattr(_backend(store_location), "RELOAD_AFTER_REMOVALS", 3)
+    with MemoryCoordinator(store_location) as memory:
         ids = memory.store_many([f"orchard apple tree {i}" for i in range(10)])
         assert len(_candidates(memory, "orchard")) == 10
         loaded = _cached(memory)
@@ -295,11 +337,11 @@ def test_postings_are_compacted_once_removals_outnumber_live_memories(
         assert reloaded is not loaded and reloaded.dead == 0 and len(reloaded) == 4
 
 
-def test_searches_and_writes_from_many_threads(db_path: Path) -> None:
+def test_searches_and_writes_from_many_threads(store_location: str) -> None:
     """Postings are numpy views of growing arrays while a search runs: a write in another
     thread must never resize one under it, nor a search see half a write."""
     errors: list[BaseException] = []
-    with MemoryCoordinator(db_path) as memory:
+    with MemoryCoordinator(store_location) as memory:
         memory.store_many([f"ferry timetable note {i}" for i in range(200)])
         stop = threading.Event()
 
@@ -328,6 +370,30 @@ def test_searches_and_writes_from_many_threads(db_path: Path) -> None:
         assert len(_cached(memory)) == 260
 
 
+@pytest.mark.postgres
+def test_postgres_follows_transactions_that_commit_out_of_key_order(postgres_url: str) -> None:
+    """A key drawn earlier can commit later: the copy must still take that memory in, by
+    its transaction, without loading the scope again."""
+    with fresh_database(postgres_url) as url, MemoryCoordinator(url) as reader:
+        reader.store("an opening note about tides")
+        assert len(_candidates(reader, "tides")) == 1
+        loaded = _cached(reader)
+        db = reader.database
+        early = IndexedText(10_001, reader.namespace, "semantic", None, tokenize("tides early"))
+        late = IndexedText(10_002, reader.namespace, "semantic", None, tokenize("tides late"))
+        with db.write() as first:
+            _insert_memories(first, [early])  # the lower key, its transaction still open
+            with db.write() as second:
+                _insert_memories(second, [late])
+                db.lexical.add(second, [late])
+            opening = _pk(reader, _id_of(reader, "an opening note about tides"))
+            assert _candidates(reader, "tides") == {opening, 10_002}
+            db.lexical.add(first, [early])
+        assert 10_001 in _candidates(reader, "tides early")
+        assert len(_candidates(reader, "tides")) == 3
+        assert _cached(reader) is loaded
+
+
 # --------------------------------------------------------------------------- any sequence
 _WORDS = ["harbour", "crane", "ferry", "night", "tea", "🙂", "the", "of", "Lisbon", "parade"]
 # Often a text with no index term at all: it must load and catch up like any other.
@@ -348,62 +414,83 @@ _operations = st.lists(
 )
 
 
+_KEPT_IN_STEP_SETTINGS = {
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.too_slow],
+}
+
+
 @pytest.mark.parametrize("embedded", [False, True], ids=["lexical", "hybrid"])
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, **_KEPT_IN_STEP_SETTINGS)  # type: ignore[arg-type]
 @given(operations=_operations)
 def test_postings_kept_in_step_equal_postings_loaded_afresh(
     embedded: bool, operations: list[Any]
 ) -> None:
-    """Two coordinators on one file write and search in any order; afterwards each one's
-    postings (and, with an embedder, cached vectors), kept in step search by search, answer
-    exactly as those loaded afresh."""
     folder = Path(tempfile.mkdtemp(prefix="zb-postings-"))
-    embedder = HashingEmbedder(dimension=32) if embedded else None
     try:
-        path = folder / "store.db"
-        ids: list[tuple[str, str]] = []
-        with (
-            MemoryCoordinator(path, embedder=embedder) as first,
-            MemoryCoordinator(path, embedder=embedder) as second,
-        ):
-            pair = (first, second)
-            for kind, who, argument in operations:
-                memory = pair[who]
-                if kind == "store":
-                    ids.append((memory.store(argument), "semantic"))
-                elif kind == "store_many" and argument:
-                    ids += [(i, "semantic") for i in memory.store_many(argument)]
-                elif kind == "forget" and ids:
-                    memory_id, layer = ids.pop(argument % len(ids))
-                    memory.forget(memory_id, layer)
-                elif kind == "core":
-                    memory.set_core_block("persona", argument)
-                elif kind == "recall":
-                    memory.recall(argument, limit=5)
-                # Both search both layers after every step, so each holds its copies from
-                # early on and must follow every later write (core blocks are shown, not
-                # searched, by recall).
-                for held in pair:
-                    for layer in ("semantic", "core"):
-                        _candidates(held, "harbour ferry", layer)
-                        if embedder is not None:
-                            _nearest(held, embedder.embed_queries(["harbour ferry"])[0], layer)
-            queries = ["harbour crane", "ferry night tea", "Lisbon parade", "crane"]
-            with MemoryCoordinator(path, embedder=embedder) as fresh:
-                for query in queries:
-                    for layer in ("semantic", "core"):
-                        expected = _candidates(fresh, query, layer)
-                        assert _candidates(first, query, layer) == expected
-                        assert _candidates(second, query, layer) == expected
-                    if embedder is not None:
-                        vector = embedder.embed_queries([query])[0]
-                        for layer in ("semantic", "core"):
-                            expected_near = _nearest(fresh, vector, layer)
-                            assert _nearest(first, vector, layer) == expected_near
-                            assert _nearest(second, vector, layer) == expected_near
-                    expected_results = [(r.id, r.score) for r in fresh.recall(query, limit=5)]
-                    for memory in pair:
-                        got = [(r.id, r.score) for r in memory.recall(query, limit=5)]
-                        assert got == expected_results
+        _kept_in_step_equal_loaded_afresh(str(folder / "store.db"), embedded, operations)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+# Fewer examples: each one creates a database on the server.
+@pytest.mark.postgres
+@pytest.mark.parametrize("embedded", [False, True], ids=["lexical", "hybrid"])
+@settings(max_examples=25, **_KEPT_IN_STEP_SETTINGS)  # type: ignore[arg-type]
+@given(operations=_operations)
+def test_postgres_postings_kept_in_step_equal_postings_loaded_afresh(
+    postgres_url: str, embedded: bool, operations: list[Any]
+) -> None:
+    with fresh_database(postgres_url) as url:
+        _kept_in_step_equal_loaded_afresh(url, embedded, operations)
+
+
+def _kept_in_step_equal_loaded_afresh(path: str, embedded: bool, operations: list[Any]) -> None:
+    """Two coordinators on one store write and search in any order; afterwards each one's
+    postings (and, with an embedder, cached vectors), kept in step search by search, answer
+    exactly as those loaded afresh."""
+    embedder = HashingEmbedder(dimension=32) if embedded else None
+    ids: list[tuple[str, str]] = []
+    with (
+        MemoryCoordinator(path, embedder=embedder) as first,
+        MemoryCoordinator(path, embedder=embedder) as second,
+    ):
+        pair = (first, second)
+        for kind, who, argument in operations:
+            memory = pair[who]
+            if kind == "store":
+                ids.append((memory.store(argument), "semantic"))
+            elif kind == "store_many" and argument:
+                ids += [(i, "semantic") for i in memory.store_many(argument)]
+            elif kind == "forget" and ids:
+                memory_id, layer = ids.pop(argument % len(ids))
+                memory.forget(memory_id, layer)
+            elif kind == "core":
+                memory.set_core_block("persona", argument)
+            elif kind == "recall":
+                memory.recall(argument, limit=5)
+            # Both search both layers after every step, so each holds its copies from
+            # early on and must follow every later write (core blocks are shown, not
+            # searched, by recall).
+            for held in pair:
+                for layer in ("semantic", "core"):
+                    _candidates(held, "harbour ferry", layer)
+                    if embedder is not None:
+                        _nearest(held, embedder.embed_queries(["harbour ferry"])[0], layer)
+        queries = ["harbour crane", "ferry night tea", "Lisbon parade", "crane"]
+        with MemoryCoordinator(path, embedder=embedder) as fresh:
+            for query in queries:
+                for layer in ("semantic", "core"):
+                    expected = _candidates(fresh, query, layer)
+                    assert _candidates(first, query, layer) == expected
+                    assert _candidates(second, query, layer) == expected
+                if embedder is not None:
+                    vector = embedder.embed_queries([query])[0]
+                    for layer in ("semantic", "core"):
+                        expected_near = _nearest(fresh, vector, layer)
+                        assert _nearest(first, vector, layer) == expected_near
+                        assert _nearest(second, vector, layer) == expected_near
+                expected_results = [(r.id, r.score) for r in fresh.recall(query, limit=5)]
+                for memory in pair:
+                    got = [(r.id, r.score) for r in memory.recall(query, limit=5)]
+                    assert got == expected_results

@@ -85,7 +85,7 @@ def test_two_processes_consolidating_at_once_promote_each_episode_once(
             ]
         )
     failures, errors = _run(CONSOLIDATOR, [[store_location, "3"], [store_location, "3"]])
-    assert (failures, errors[:3]) == (0, [])
+    assert (failures, errors[:3]) == (0, []), errors[:3]
     with MemoryCoordinator(store_location) as memory, memory.database.read() as conn:
         links = conn.execute(text("SELECT count(*) FROM zb_consolidation_links")).scalar_one()
         facts = conn.execute(
@@ -102,7 +102,7 @@ def test_concurrent_upserts_of_one_label_and_session_never_fail(store_location: 
     failures, errors = _run(
         UPSERTER, [[store_location, f"p{n}", str(rounds)] for n in range(processes)]
     )
-    assert (failures, errors[:3]) == (0, [])
+    assert (failures, errors[:3]) == (0, []), errors[:3]
     with MemoryCoordinator(store_location) as memory:
         blocks = memory.core_blocks()
         assert [b.label for b in blocks] == ["persona"]

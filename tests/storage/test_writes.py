@@ -85,10 +85,10 @@ def _dump(memory: MemoryCoordinator) -> dict[str, list[tuple[Any, ...]]]:
         queries["lengths"] = "SELECT * FROM zb_lexical_lengths ORDER BY scope"
     else:
         queries["lexical"] = (
-            "SELECT memory_pk, ctx, CAST(terms AS TEXT), length FROM zb_lexical ORDER BY memory_pk"
+            "SELECT memory_pk, ctx, CAST(terms AS TEXT), length, ordered FROM zb_lexical"
+            " ORDER BY memory_pk"
         )
         queries["lengths"] = "SELECT * FROM zb_lexical_counts ORDER BY namespace, layer"
-        queries["terms"] = "SELECT * FROM zb_lexical_terms_df ORDER BY term"
     with memory.database.read() as conn:
         return {
             name: [tuple(row) for row in conn.exec_driver_sql(sql)] for name, sql in queries.items()

@@ -138,6 +138,16 @@ def _postgres_lexical_counts(db: Database, conn: Connection) -> None:
     )
 
 
+def _postgres_ordered_terms(db: Database, conn: Connection) -> None:
+    """PostgreSQL searches from postings held in memory, loaded from each memory's terms in
+    order (``zb_lexical.ordered``), which older rows lack: index every memory again. The
+    per-term counts it searched with before are dropped (the postings count terms now)."""
+    if db.dialect != "postgresql":
+        return
+    conn.exec_driver_sql("DROP TABLE IF EXISTS zb_lexical_terms_df")
+    rebuild_lexical_index(db, conn)
+
+
 def _record_text_version(db: Database, conn: Connection) -> None:
     """Stores from before the text version was recorded were indexed with version 1 (the
     only one there was); record that, so a later change of tokenisation is noticed."""
@@ -150,6 +160,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial_schema", _initial_schema),
     Migration(2, "postgres_lexical_counts", _postgres_lexical_counts),
     Migration(2, "record_text_version", _record_text_version),
+    Migration(3, "postgres_ordered_terms", _postgres_ordered_terms),
 )
 
 if MIGRATIONS[-1].version != SCHEMA_VERSION:  # pragma: no cover - a developer's mistake
@@ -229,7 +240,12 @@ def _locked(db: Database) -> Iterator[Connection]:
         yield conn
 
 
-_DERIVED_POSTGRES_TABLES = ("zb_lexical", "zb_lexical_counts", "zb_lexical_terms_df")
+_DERIVED_POSTGRES_TABLES = (
+    "zb_lexical",
+    "zb_lexical_counts",
+    "zb_lexical_removed",
+    "zb_lexical_sync",
+)
 
 
 def _current_on_read_only_server(db: Database, where: str) -> bool:
@@ -336,6 +352,9 @@ def rebuild_lexical_index(db: Database, conn: Connection) -> int:
         conn.exec_driver_sql("UPDATE zb_lexical_lengths SET documents = 0, length = 0")
     if db.dialect == "postgresql":
         conn.exec_driver_sql("DELETE FROM zb_lexical_counts")
+        # Every process holding postings loads them again once it sees this transaction
+        # (storage/postgres_lexical.py): the rows were replaced without logging removals.
+        conn.exec_driver_sql("UPDATE zb_lexical_sync SET pruned_by = pg_current_xact_id()")
     done = 0
     after = 0
     while True:

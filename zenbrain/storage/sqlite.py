@@ -3,15 +3,14 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Connection, Engine, bindparam, event, text
 
 from zenbrain.storage import removal_log
-from zenbrain.storage.indexes import IndexedTerms, IndexedText, ScopeStatistics
+from zenbrain.storage.held_postings import HeldPostingsIndex
+from zenbrain.storage.indexes import IndexedText
 from zenbrain.storage.postings import ScopePostings
 from zenbrain.storage.scopes import scope_tokens
 
@@ -40,7 +39,6 @@ _ROWS = (
     " + CAST(substr(m.created_at, 21, 6) AS INTEGER) FROM zb_fts f "
     "LEFT JOIN zb_memories m ON m.pk = f.rowid"
 )
-_EPOCH = datetime(1970, 1, 1)
 
 
 def _stored_terms(stored: str) -> tuple[str, ...]:
@@ -76,7 +74,7 @@ def configure_sqlite_engine(engine: Engine, *, wal: bool) -> None:
             conn.exec_driver_sql("BEGIN")
 
 
-class SqliteLexicalIndex:
+class SqliteLexicalIndex(HeldPostingsIndex):
     """An FTS5 table of each memory's scoped terms (see :func:`scoped_terms`), plus its
     context token for searches limited to a context.
 
@@ -90,10 +88,6 @@ class SqliteLexicalIndex:
     reads the scope's change count, and when it moved, the rows added since (keys only grow)
     and the removals logged in ``zb_lexical_removed`` since. Changes those do not account
     for exactly (a log pruned past this copy, a re-indexed store) reload the scope."""
-
-    def __init__(self) -> None:
-        self._cache: dict[str, ScopePostings] = {}
-        self._lock = threading.Lock()
 
     def install(self, conn: Connection) -> None:
         conn.exec_driver_sql(
@@ -200,18 +194,14 @@ class SqliteLexicalIndex:
             cursor.close()
 
     def _add_rows(self, postings: ScopePostings, rows: Iterable[Any]) -> int:
-        """Index rows of :data:`_ROWS` into ``postings``, a chunk at a time; returns how
-        many."""
-        added = 0
-        chunk: list[tuple[int, str | None, tuple[str, ...], int]] = []
-        for pk, ctx, stored, stored_at in rows:
-            chunk.append((pk, ctx or None, _stored_terms(stored), stored_at or 0))
-            if len(chunk) == _READ_CHUNK:
-                postings.extend(chunk)
-                added += len(chunk)
-                chunk = []
-        postings.extend(chunk)
-        return added + len(chunk)
+        """Index rows of :data:`_ROWS` into ``postings``; returns how many."""
+        return self._fill(
+            postings,
+            (
+                (pk, ctx or None, _stored_terms(stored), stored_at or 0)
+                for pk, ctx, stored, stored_at in rows
+            ),
+        )
 
     def _load(self, conn: Connection, scope: str, changes: int) -> ScopePostings:
         postings = ScopePostings(changes)
@@ -277,8 +267,9 @@ class SqliteLexicalIndex:
         )
         return explained == changes - postings.changes and len(postings) == documents
 
-    def _postings(self, conn: Connection, scopes: Sequence[str]) -> dict[str, ScopePostings]:
-        """Each scope's postings, brought up to date with the store (caller holds the lock)."""
+    def _postings(
+        self, conn: Connection, scopes: Mapping[str, tuple[str, str]]
+    ) -> dict[str, ScopePostings]:
         marks = ",".join("?" * len(scopes))
         state = {
             str(scope): (int(documents), int(changes))
@@ -308,91 +299,3 @@ class SqliteLexicalIndex:
             self._cache[scope] = postings
             found[scope] = postings
         return found
-
-    def candidates(
-        self,
-        conn: Connection,
-        namespace: str,
-        layer: str,
-        terms: Sequence[str],
-        context: str | None,
-        limit: int,
-    ) -> list[int]:
-        return self.candidates_by_layer(conn, namespace, {layer: terms}, context, limit)[layer]
-
-    def candidates_by_layer(
-        self,
-        conn: Connection,
-        namespace: str,
-        terms_by_layer: Mapping[str, Sequence[str]],
-        context: str | None,
-        limit: int,
-    ) -> dict[str, list[int]]:
-        found: dict[str, list[int]] = {layer: [] for layer in terms_by_layer}
-        tokens = {
-            layer: scope_tokens(namespace, layer, context)
-            for layer, terms in terms_by_layer.items()
-            if terms
-        }
-        if not tokens:
-            return found
-        with self._lock:
-            postings = self._postings(conn, [scope for scope, _ in tokens.values()])
-            for layer, (scope, ctx) in tokens.items():
-                found[layer] = postings[scope].best(terms_by_layer[layer], ctx, limit)
-        return found
-
-    def indexed_terms(
-        self, conn: Connection, namespace: str, pks_by_layer: Mapping[str, Sequence[int]]
-    ) -> dict[int, IndexedTerms] | None:
-        found: dict[int, IndexedTerms] = {}
-        scopes = {layer: scope_tokens(namespace, layer, None)[0] for layer in pks_by_layer}
-        if not scopes:
-            return found
-        with self._lock:
-            postings = self._postings(conn, list(dict.fromkeys(scopes.values())))
-            for layer, pks in pks_by_layer.items():
-                held = postings[scopes[layer]]
-                for pk in pks:
-                    entry = held.entry(int(pk))
-                    if entry is not None:
-                        found[int(pk)] = IndexedTerms(
-                            entry[0], _EPOCH + timedelta(microseconds=entry[1])
-                        )
-        return found
-
-    # Both from the postings in memory, as recall counts (see :meth:`statistics`).
-    def document_count(
-        self, conn: Connection, namespace: str, layer: str, context: str | None
-    ) -> int:
-        return self.statistics(conn, namespace, [layer], [], context)[layer].documents
-
-    def document_frequencies(
-        self,
-        conn: Connection,
-        namespace: str,
-        layer: str,
-        terms: Sequence[str],
-        context: str | None,
-    ) -> dict[str, int]:
-        return dict(self.statistics(conn, namespace, [layer], terms, context)[layer].frequencies)
-
-    def statistics(
-        self,
-        conn: Connection,
-        namespace: str,
-        layers: Sequence[str],
-        terms: Sequence[str],
-        context: str | None,
-    ) -> dict[str, ScopeStatistics]:
-        # From the postings in memory: the index's own vocabulary would walk each term's
-        # postings on disk to count them.
-        tokens = {layer: scope_tokens(namespace, layer, context) for layer in layers}
-        if not tokens:
-            return {}
-        with self._lock:
-            postings = self._postings(conn, list(dict.fromkeys(s for s, _ in tokens.values())))
-            return {
-                layer: ScopeStatistics(*postings[scope].counts(terms, ctx))
-                for layer, (scope, ctx) in tokens.items()
-            }

@@ -1,0 +1,150 @@
+"""The read side of a lexical index whose postings each process holds in memory.
+
+Both back ends keep their index on disk as the record (SQLite: FTS5; PostgreSQL: a table
+with a ``tsvector``) and answer searches from :class:`~zenbrain.storage.postings.ScopePostings`
+loaded from it: candidates, BM25's statistics and each candidate's terms and time then cost
+a few numpy operations instead of reading and ranking every matching row. What differs is
+how a back end learns what other writers changed; a subclass provides that as
+:meth:`HeldPostingsIndex._postings`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
+
+from sqlalchemy import Connection
+
+from zenbrain.storage.indexes import IndexedTerms, ScopeStatistics
+from zenbrain.storage.postings import ScopePostings
+from zenbrain.storage.scopes import scope_tokens
+
+__all__ = ["HeldPostingsIndex", "PostingsRow"]
+
+PostingsRow = tuple[int, str | None, Sequence[str], int]
+"""What a scope's postings are filled from, per memory: its key, context token, index terms
+in order, and when it was stored (microseconds since the epoch)."""
+
+_FILL_CHUNK = 4096
+_EPOCH = datetime(1970, 1, 1)
+
+
+class HeldPostingsIndex:
+    """Candidates, document counts, statistics and indexed terms from each scope's postings
+    held in memory. Scopes are keyed by their scope token (:func:`scope_tokens`); a subclass
+    brings them up to date with the store in :meth:`_postings`, under :attr:`_lock`."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, ScopePostings] = {}
+        self._lock = threading.Lock()
+
+    def _postings(
+        self, conn: Connection, scopes: Mapping[str, tuple[str, str]]
+    ) -> dict[str, ScopePostings]:
+        """Each scope's postings (scope token to its namespace and layer), in step with the
+        store as ``conn`` sees it; the caller holds :attr:`_lock`."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _fill(postings: ScopePostings, rows: Iterable[PostingsRow]) -> int:
+        """Index ``rows`` into ``postings`` a chunk at a time (the bulk path of
+        :meth:`ScopePostings.extend`); returns how many."""
+        added = 0
+        chunk: list[PostingsRow] = []
+        for row in rows:
+            chunk.append(row)
+            if len(chunk) == _FILL_CHUNK:
+                postings.extend(chunk)
+                added += len(chunk)
+                chunk = []
+        postings.extend(chunk)
+        return added + len(chunk)
+
+    def _held(
+        self, conn: Connection, namespace: str, layers: Iterable[str], context: str | None
+    ) -> dict[str, tuple[ScopePostings, str | None]]:
+        """Each layer's postings and its context token (caller holds the lock)."""
+        tokens = {layer: scope_tokens(namespace, layer, context) for layer in layers}
+        postings = self._postings(
+            conn, {scope: (namespace, layer) for layer, (scope, _) in tokens.items()}
+        )
+        return {layer: (postings[scope], ctx) for layer, (scope, ctx) in tokens.items()}
+
+    def candidates(
+        self,
+        conn: Connection,
+        namespace: str,
+        layer: str,
+        terms: Sequence[str],
+        context: str | None,
+        limit: int,
+    ) -> list[int]:
+        return self.candidates_by_layer(conn, namespace, {layer: terms}, context, limit)[layer]
+
+    def candidates_by_layer(
+        self,
+        conn: Connection,
+        namespace: str,
+        terms_by_layer: Mapping[str, Sequence[str]],
+        context: str | None,
+        limit: int,
+    ) -> dict[str, list[int]]:
+        found: dict[str, list[int]] = {layer: [] for layer in terms_by_layer}
+        searched = [layer for layer, terms in terms_by_layer.items() if terms]
+        if not searched:
+            return found
+        with self._lock:
+            for layer, (postings, ctx) in self._held(conn, namespace, searched, context).items():
+                found[layer] = postings.best(terms_by_layer[layer], ctx, limit)
+        return found
+
+    def indexed_terms(
+        self, conn: Connection, namespace: str, pks_by_layer: Mapping[str, Sequence[int]]
+    ) -> dict[int, IndexedTerms] | None:
+        found: dict[int, IndexedTerms] = {}
+        if not pks_by_layer:
+            return found
+        with self._lock:
+            held = self._held(conn, namespace, pks_by_layer, None)
+            for layer, pks in pks_by_layer.items():
+                postings = held[layer][0]
+                for pk in pks:
+                    entry = postings.entry(int(pk))
+                    if entry is not None:
+                        found[int(pk)] = IndexedTerms(
+                            entry[0], _EPOCH + timedelta(microseconds=entry[1])
+                        )
+        return found
+
+    # Both from the postings, as recall counts (see :meth:`statistics`).
+    def document_count(
+        self, conn: Connection, namespace: str, layer: str, context: str | None
+    ) -> int:
+        return self.statistics(conn, namespace, [layer], [], context)[layer].documents
+
+    def document_frequencies(
+        self,
+        conn: Connection,
+        namespace: str,
+        layer: str,
+        terms: Sequence[str],
+        context: str | None,
+    ) -> dict[str, int]:
+        return dict(self.statistics(conn, namespace, [layer], terms, context)[layer].frequencies)
+
+    def statistics(
+        self,
+        conn: Connection,
+        namespace: str,
+        layers: Sequence[str],
+        terms: Sequence[str],
+        context: str | None,
+    ) -> dict[str, ScopeStatistics]:
+        if not layers:
+            return {}
+        with self._lock:
+            return {
+                layer: ScopeStatistics(*postings.counts(terms, ctx))
+                for layer, (postings, ctx) in self._held(conn, namespace, layers, context).items()
+            }

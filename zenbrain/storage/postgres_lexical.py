@@ -1,0 +1,375 @@
+"""PostgreSQL's lexical index: a table of record on the server, postings in each process.
+
+Each memory's index terms are kept in ``zb_lexical``: in order (``ordered``, what the
+postings are loaded from), as a ``tsvector`` with a GIN index (for anyone querying the store
+with SQL), and with the transaction that wrote the row (``changed``). Searches are answered
+from :class:`~zenbrain.storage.postings.ScopePostings` held in memory, as on SQLite: ranking
+every row that matches a rare term on the server cost most of a recall at a million
+memories (``docs/postgres.md``).
+
+A process learns what other writers changed through transaction snapshots, which, unlike
+keys drawn from a sequence, account exactly for transactions that commit out of order. Each
+scope's postings remember the snapshot they were read under (``pg_current_snapshot()``, in
+the same statement as the rows). Bringing them up to date reads, in one statement under a
+newer snapshot:
+
+- the rows whose writing transaction the old snapshot did not see but the new one does
+  (new memories, and memories re-indexed in place: removed, then added again);
+- the removals logged in ``zb_lexical_removed`` by such transactions;
+- the scope's number of memories in ``zb_lexical_counts``, kept in step by every writer: the
+  postings must hold exactly that many, or the scope is loaded again.
+
+The log is pruned to its newest entries. The transaction that prunes it (or rebuilds the
+index) records itself in ``zb_lexical_sync``; a copy read under a snapshot that does not see
+that transaction may have missed entries, and is loaded again.
+
+Needs PostgreSQL 13 or newer (``xid8`` and the snapshot functions).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, text
+
+from zenbrain.storage.held_postings import HeldPostingsIndex, PostingsRow
+from zenbrain.storage.indexes import IndexedText
+from zenbrain.storage.postings import ScopePostings
+from zenbrain.storage.scopes import scope_tokens, scoped_terms
+
+__all__ = ["PostgresLexicalIndex"]
+
+REMOVAL_LOG_KEPT = 10_000
+"""Entries of ``zb_lexical_removed`` kept; a copy of postings further behind is reloaded."""
+PRUNE_SLACK = 1_000
+"""Entries logged past :data:`REMOVAL_LOG_KEPT` before the log is pruned: pruning in batches
+keeps writers from contending for the row that records it."""
+RELOAD_AFTER_REMOVALS = 10_000
+"""Removed memories a scope's postings carry before they are loaded again (when also more
+than the live ones)."""
+_FETCH_ROWS = 10_000
+_SYNCED = "zb_postings_synced"  # conn.info: the transaction and the scopes synced in it
+# A memory's stored time as whole microseconds since the epoch (the column is a timestamp
+# without time zone holding UTC, so the epoch is counted as UTC).
+_MICROSECONDS = "(extract(epoch FROM m.created_at) * 1000000)::bigint"
+_ROW_COLUMNS = f"l.memory_pk, l.ctx, l.ordered, {_MICROSECONDS}"
+_SCOPE_ROWS = (
+    "FROM zb_lexical l JOIN zb_memories m ON m.pk = l.memory_pk "
+    "WHERE m.namespace = %s AND m.layer = %s"
+)
+_SINCE = (
+    "{column} >= pg_snapshot_xmin(%s::pg_snapshot) "
+    "AND NOT pg_visible_in_snapshot({column}, %s::pg_snapshot)"
+)
+
+
+def _column_exists(conn: Connection, table: str, column: str) -> bool:
+    return bool(
+        conn.execute(
+            text(
+                "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()"
+                " AND table_name = :table AND column_name = :column"
+            ),
+            {"table": table, "column": column},
+        ).scalar()
+    )
+
+
+def _create_index(conn: Connection, name: str, on: str) -> None:
+    """``CREATE INDEX`` unless it exists: ``IF NOT EXISTS`` alone still locks the table
+    against writers first, and opening a store beside other processes' writes then
+    deadlocks with them."""
+    if not conn.execute(text("SELECT to_regclass(:name)"), {"name": name}).scalar():
+        conn.exec_driver_sql(f"CREATE INDEX IF NOT EXISTS {name} ON {on}")
+
+
+def _visible(xid: int, snapshot: str) -> bool:
+    """Whether a transaction had committed as ``snapshot`` (``xmin:xmax:xip,...``) sees it."""
+    xmin, xmax, running = snapshot.split(":")
+    if xid < int(xmin):
+        return True
+    return xid < int(xmax) and str(xid) not in running.split(",")
+
+
+def _row(row: Sequence[Any]) -> PostingsRow:
+    pk, ctx, ordered, stored_at = row
+    return int(pk), ctx or None, tuple(ordered.split(" ")) if ordered else (), int(stored_at)
+
+
+class PostgresLexicalIndex(HeldPostingsIndex):
+    """Scoped terms (see :func:`zenbrain.storage.scopes.scoped_terms`) in a ``tsvector`` (the
+    'simple' configuration: zenbrain folds, stems and drops stopwords itself) with a GIN
+    index, each memory's terms in order, and postings held in memory (see the module
+    docstring). ``zb_lexical_counts`` holds each scope's memories and their total length in
+    terms, in step with every add and remove."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._snapshots: dict[str, str] = {}  # scope token: the snapshot its postings are at
+
+    def install(self, conn: Connection) -> None:
+        conn.exec_driver_sql(
+            "CREATE TABLE IF NOT EXISTS zb_lexical ("
+            " memory_pk BIGINT PRIMARY KEY REFERENCES zb_memories(pk) ON DELETE CASCADE,"
+            " ctx TEXT, terms TSVECTOR NOT NULL, length INTEGER, ordered TEXT,"
+            " changed xid8 DEFAULT pg_current_xact_id())"
+        )
+        # Additive for stores made before them: lengths are filled from the index here,
+        # the terms in order by migration step 3, which indexes every memory again.
+        if not _column_exists(conn, "zb_lexical", "length"):
+            conn.exec_driver_sql("ALTER TABLE zb_lexical ADD COLUMN length INTEGER")
+            conn.exec_driver_sql(
+                "UPDATE zb_lexical SET length = (SELECT coalesce(sum(cardinality(positions)), 0)"
+                " FROM unnest(terms))"
+            )
+        # ALTER TABLE only when needed: it locks the table against every reader, and this
+        # runs on every open, beside other processes' writes.
+        if not _column_exists(conn, "zb_lexical", "ordered"):
+            conn.exec_driver_sql("ALTER TABLE zb_lexical ADD COLUMN ordered TEXT")
+        if not _column_exists(conn, "zb_lexical", "changed"):
+            conn.exec_driver_sql(
+                "ALTER TABLE zb_lexical ADD COLUMN changed xid8 DEFAULT pg_current_xact_id()"
+            )
+        _create_index(conn, "zb_lexical_terms", "zb_lexical USING GIN (terms)")
+        _create_index(conn, "zb_lexical_ctx", "zb_lexical (ctx)")
+        _create_index(conn, "zb_lexical_changed", "zb_lexical (changed)")
+        conn.exec_driver_sql(
+            "CREATE TABLE IF NOT EXISTS zb_lexical_counts ("
+            " namespace TEXT NOT NULL, layer TEXT NOT NULL, count BIGINT NOT NULL,"
+            " length BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (namespace, layer))"
+        )
+        if not _column_exists(conn, "zb_lexical_counts", "length"):
+            conn.exec_driver_sql(
+                "ALTER TABLE zb_lexical_counts ADD COLUMN length BIGINT NOT NULL DEFAULT 0"
+            )
+            conn.exec_driver_sql(
+                "UPDATE zb_lexical_counts c SET length = s.length FROM ("
+                " SELECT m.namespace, m.layer, sum(l.length) AS length FROM zb_lexical l"
+                " JOIN zb_memories m ON m.pk = l.memory_pk GROUP BY m.namespace, m.layer) s"
+                " WHERE c.namespace = s.namespace AND c.layer = s.layer"
+            )
+        conn.exec_driver_sql(
+            "CREATE TABLE IF NOT EXISTS zb_lexical_removed ("
+            " seq BIGSERIAL PRIMARY KEY, namespace TEXT NOT NULL, layer TEXT NOT NULL,"
+            " pk BIGINT NOT NULL, changed xid8 NOT NULL DEFAULT pg_current_xact_id())"
+        )
+        _create_index(conn, "zb_lexical_removed_changed", "zb_lexical_removed (changed)")
+        conn.exec_driver_sql(
+            "CREATE TABLE IF NOT EXISTS zb_lexical_sync ("
+            " one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one), pruned_by xid8)"
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO zb_lexical_sync (one) VALUES (true) ON CONFLICT DO NOTHING"
+        )
+
+    def add(self, conn: Connection, rows: Sequence[IndexedText]) -> None:
+        if not rows:
+            return
+        conn.info.pop(_SYNCED, None)  # a later search in this transaction must see the rows
+        pks, ctxs, scoped, ordered, lengths = [], [], [], [], []
+        added: Counter[tuple[str, str]] = Counter()
+        length_added: Counter[tuple[str, str]] = Counter()
+        for r in rows:
+            scope, ctx = scope_tokens(r.namespace, r.layer, r.context)
+            pks.append(r.pk)
+            ctxs.append(ctx)
+            scoped.append(" ".join(scoped_terms(scope, r.terms)))
+            ordered.append(" ".join(r.terms))
+            lengths.append(len(r.terms))
+            added[(r.namespace, r.layer)] += 1
+            length_added[(r.namespace, r.layer)] += len(r.terms)
+        # One statement for the batch (executemany would run one per row).
+        conn.execute(
+            text(
+                "INSERT INTO zb_lexical (memory_pk, ctx, terms, length, ordered) "
+                "SELECT pk, ctx, to_tsvector('simple', scoped), length, ordered FROM unnest("
+                "CAST(:pks AS BIGINT[]), CAST(:ctxs AS TEXT[]), CAST(:scoped AS TEXT[]),"
+                " CAST(:lengths AS INTEGER[]), CAST(:ordered AS TEXT[]))"
+                " AS u(pk, ctx, scoped, length, ordered)"
+            ),
+            {"pks": pks, "ctxs": ctxs, "scoped": scoped, "lengths": lengths, "ordered": ordered},
+        )
+        self._count(conn, {key: (n, length_added[key]) for key, n in added.items()})
+
+    @staticmethod
+    def _count(conn: Connection, changes: dict[tuple[str, str], tuple[int, int]]) -> None:
+        if not changes:
+            return
+        ordered = sorted(changes.items())  # one lock order for concurrent writers
+        conn.execute(
+            text(
+                "INSERT INTO zb_lexical_counts (namespace, layer, count, length) "
+                "SELECT * FROM unnest(CAST(:namespaces AS TEXT[]), CAST(:layers AS TEXT[]),"
+                " CAST(:deltas AS BIGINT[]), CAST(:lengths AS BIGINT[])) "
+                "ON CONFLICT (namespace, layer) DO UPDATE SET "
+                "count = zb_lexical_counts.count + EXCLUDED.count, "
+                "length = zb_lexical_counts.length + EXCLUDED.length"
+            ),
+            {
+                "namespaces": [namespace for (namespace, _), _ in ordered],
+                "layers": [layer for (_, layer), _ in ordered],
+                "deltas": [delta for _, (delta, _) in ordered],
+                "lengths": [length for _, (_, length) in ordered],
+            },
+        )
+
+    def remove(self, conn: Connection, pks: Sequence[int]) -> None:
+        if not pks:
+            return
+        conn.info.pop(_SYNCED, None)
+        # Logged first (the rows are still there to say their scope), for the postings
+        # other processes hold.
+        removed = conn.execute(
+            text(
+                "INSERT INTO zb_lexical_removed (namespace, layer, pk) "
+                "SELECT m.namespace, m.layer, l.memory_pk "
+                "FROM zb_lexical l JOIN zb_memories m ON m.pk = l.memory_pk "
+                "WHERE l.memory_pk = ANY(:pks) RETURNING namespace, layer, "
+                "(SELECT coalesce(length, 0) FROM zb_lexical WHERE memory_pk = pk)"
+            ),
+            {"pks": list(pks)},
+        ).all()
+        if not removed:
+            return
+        conn.execute(text("DELETE FROM zb_lexical WHERE memory_pk = ANY(:pks)"), {"pks": list(pks)})
+        changes: dict[tuple[str, str], tuple[int, int]] = {}
+        for namespace, layer, length in removed:
+            docs, total = changes.get((namespace, layer), (0, 0))
+            changes[(namespace, layer)] = (docs - 1, total - int(length))
+        self._count(conn, changes)
+        conn.execute(
+            text(
+                "WITH bounds AS (SELECT min(seq) AS low, max(seq) AS high FROM zb_lexical_removed),"
+                " pruned AS (DELETE FROM zb_lexical_removed"
+                " WHERE seq <= (SELECT high FROM bounds) - :kept"
+                " AND (SELECT high - low FROM bounds) >= :kept + :slack RETURNING 1) "
+                "UPDATE zb_lexical_sync SET pruned_by = pg_current_xact_id() "
+                "WHERE EXISTS (SELECT 1 FROM pruned)"
+            ),
+            {"kept": REMOVAL_LOG_KEPT, "slack": PRUNE_SLACK},
+        )
+
+    # ------------------------------------------------------------------ postings in memory
+    @staticmethod
+    def _stream(conn: Connection, statement: str, params: Sequence[Any]) -> Iterator[Any]:
+        """Rows of one statement from a server-side cursor: one snapshot for all of them,
+        without holding every row in memory at once."""
+        driver = conn.connection.driver_connection
+        with driver.cursor(name="zb_postings") as cursor:  # type: ignore[union-attr]
+            cursor.itersize = _FETCH_ROWS
+            cursor.execute(statement, params)
+            yield from cursor
+
+    def _load(self, conn: Connection, scope: str, namespace: str, layer: str) -> ScopePostings:
+        """A scope read afresh, with the snapshot it was read under."""
+        rows = self._stream(
+            conn,
+            "(SELECT 0, NULL::bigint, pg_current_snapshot()::text,"
+            " (SELECT pruned_by::text FROM zb_lexical_sync), NULL::bigint) "
+            f"UNION ALL (SELECT 1, {_ROW_COLUMNS} {_SCOPE_ROWS} ORDER BY l.memory_pk)",
+            (namespace, layer),
+        )
+        postings = ScopePostings()
+        self._fill(postings, self._rows_noting_snapshot(scope, rows))
+        return postings
+
+    def _rows_noting_snapshot(self, scope: str, rows: Iterator[Any]) -> Iterator[PostingsRow]:
+        for part, *row in rows:
+            if part == 0:
+                self._snapshots[scope] = str(row[1])
+            else:
+                yield _row(row)
+
+    def _catch_up(
+        self, conn: Connection, stale: Mapping[str, tuple[str, str]]
+    ) -> tuple[dict[str, ScopePostings], list[str]]:
+        """Apply what writers changed since each scope's snapshot, in one statement; returns
+        the scopes brought up to date and those that must be loaded again."""
+        parts = [
+            "SELECT 0, NULL::bigint, pg_current_snapshot()::text,"
+            " (SELECT pruned_by::text FROM zb_lexical_sync), NULL::bigint"
+        ]
+        params: list[Any] = []
+        scopes = list(stale)
+        for number, scope in enumerate(scopes):
+            namespace, layer = stale[scope]
+            old = self._snapshots[scope]
+            parts.append(
+                f"SELECT {3 * number + 1}, count, NULL, NULL, NULL FROM zb_lexical_counts"
+                " WHERE namespace = %s AND layer = %s"
+            )
+            parts.append(
+                f"SELECT {3 * number + 2}, {_ROW_COLUMNS} {_SCOPE_ROWS} AND "
+                + _SINCE.format(column="l.changed")
+            )
+            parts.append(
+                f"SELECT {3 * number + 3}, pk, NULL, NULL, NULL FROM zb_lexical_removed"
+                " WHERE namespace = %s AND layer = %s AND " + _SINCE.format(column="changed")
+            )
+            params += [namespace, layer, namespace, layer, old, old, namespace, layer, old, old]
+        driver = conn.connection.driver_connection
+        found = driver.execute(" UNION ALL ".join(parts), params).fetchall()  # type: ignore[union-attr]
+        snapshot, pruned_by = next((str(r[2]), r[3]) for r in found if r[0] == 0)
+        counts: dict[int, int] = {}
+        added: dict[int, list[PostingsRow]] = {}
+        removed: dict[int, list[int]] = {}
+        for part, *row in found:
+            if part == 0:
+                continue
+            number, kind = divmod(part - 1, 3)
+            if kind == 0:
+                counts[number] = int(row[0])
+            elif kind == 1:
+                added.setdefault(number, []).append(_row(row))
+            else:
+                removed.setdefault(number, []).append(int(row[0]))
+        current: dict[str, ScopePostings] = {}
+        reload: list[str] = []
+        for number, scope in enumerate(scopes):
+            if pruned_by is not None and not _visible(int(pruned_by), self._snapshots[scope]):
+                reload.append(scope)  # log entries this copy never saw may be gone
+                continue
+            postings = self._cache[scope]
+            for pk in removed.get(number, ()):
+                postings.discard(pk)
+            # Re-indexed memories come back under their key: add() replaces them.
+            self._fill(postings, sorted(added.get(number, ())))
+            if len(postings) != counts.get(number, 0):
+                reload.append(scope)
+                continue
+            self._snapshots[scope] = snapshot
+            current[scope] = postings
+        return current, reload
+
+    def _postings(
+        self, conn: Connection, scopes: Mapping[str, tuple[str, str]]
+    ) -> dict[str, ScopePostings]:
+        # Once per transaction: a recall reads the postings several times.
+        transaction = conn.get_transaction()
+        synced = conn.info.get(_SYNCED)
+        done: set[str] = set()
+        if transaction is not None and synced is not None and synced[0] is transaction:
+            done = synced[1]
+        stale = {
+            scope: where
+            for scope, where in scopes.items()
+            if scope in self._cache and scope not in done
+        }
+        found, reload = self._catch_up(conn, stale) if stale else ({}, [])
+        for scope, (namespace, layer) in scopes.items():
+            postings = found.get(scope) or self._cache.get(scope)
+            if (
+                postings is None
+                or scope in reload
+                # Removed memories leave their postings behind: past as many as are live
+                # (and a floor), loading the scope again compacts them.
+                or postings.dead > max(RELOAD_AFTER_REMOVALS, len(postings))
+            ):
+                postings = self._load(conn, scope, namespace, layer)
+            self._cache[scope] = postings
+            found[scope] = postings
+        if transaction is not None:
+            conn.info[_SYNCED] = (transaction, done | set(scopes))
+        return found
