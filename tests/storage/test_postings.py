@@ -394,6 +394,18 @@ def test_postgres_follows_transactions_that_commit_out_of_key_order(postgres_url
         assert _cached(reader) is loaded
 
 
+def test_a_memory_with_nothing_to_embed_is_similar_to_nothing(store_location: str) -> None:
+    """The zero vector has no direction: SQLite's dot product gives 0, and pgvector's cosine
+    distance NaN, which must not reach a score."""
+    embedder = HashingEmbedder(dimension=32)
+    with MemoryCoordinator(store_location, embedder=embedder) as memory:
+        memory.store_many(["🙂", "harbour crane at night"])
+        vector = embedder.embed_queries(["harbour crane"])[0]
+        found = dict(_nearest(memory, vector, "semantic"))
+        assert found[_pk(memory, _id_of(memory, "🙂"))] == 0.0
+        assert all(not math.isnan(r.score) for r in memory.recall("harbour crane", limit=5))
+
+
 # --------------------------------------------------------------------------- any sequence
 _WORDS = ["harbour", "crane", "ferry", "night", "tea", "🙂", "the", "of", "Lisbon", "parade"]
 # Often a text with no index term at all: it must load and catch up like any other.

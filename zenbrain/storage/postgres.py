@@ -7,6 +7,7 @@ Needs ``pip install 'zenbrain[postgres]'`` (psycopg 3 and pgvector) and a server
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -240,8 +241,10 @@ class PostgresVectorIndex:
                 "limit": limit,
             },
         ).all()
-        ranked = sorted(((int(pk), float(sim)) for pk, sim in rows), key=lambda r: -r[1])
-        return ranked
+        # A zero vector (text with nothing to embed) has no direction: pgvector's cosine
+        # distance to it is NaN, and it is similar to nothing, as SQLite's dot product says.
+        found = [(int(pk), 0.0 if math.isnan(sim) else float(sim)) for pk, sim in rows]
+        return sorted(found, key=lambda r: -r[1])
 
     def missing(self, conn: Connection, namespace: str, limit: int) -> list[int]:
         if not self._exists(conn):
