@@ -287,12 +287,16 @@ class PostgresLexicalIndex(HeldPostingsIndex):
     ) -> tuple[dict[str, ScopePostings], list[str]]:
         """Apply what writers changed since each scope's snapshot, in one statement; returns
         the scopes brought up to date and those that must be loaded again."""
+        scopes = list(stale)
+        # The rows written since the oldest of the snapshots first, by the index on
+        # ``changed`` (a CTE the planner cannot fold into the join: planned from
+        # zb_memories, it walked the whole scope), then each scope's share of them.
+        oldest = min(int(self._snapshots[scope].split(":", 1)[0]) for scope in scopes)
         parts = [
             "SELECT 0, NULL::bigint, pg_current_snapshot()::text,"
             " (SELECT pruned_by::text FROM zb_lexical_sync), NULL::bigint"
         ]
-        params: list[Any] = []
-        scopes = list(stale)
+        params: list[Any] = [str(oldest)]
         for number, scope in enumerate(scopes):
             namespace, layer = stale[scope]
             old = self._snapshots[scope]
@@ -301,16 +305,21 @@ class PostgresLexicalIndex(HeldPostingsIndex):
                 " WHERE namespace = %s AND layer = %s"
             )
             parts.append(
-                f"SELECT {3 * number + 2}, {_ROW_COLUMNS} {_SCOPE_ROWS} AND "
-                + _SINCE.format(column="l.changed")
+                f"SELECT {3 * number + 2}, {_ROW_COLUMNS} FROM recent l "
+                "JOIN zb_memories m ON m.pk = l.memory_pk WHERE m.namespace = %s "
+                "AND m.layer = %s AND NOT pg_visible_in_snapshot(l.changed, %s::pg_snapshot)"
             )
             parts.append(
                 f"SELECT {3 * number + 3}, pk, NULL, NULL, NULL FROM zb_lexical_removed"
                 " WHERE namespace = %s AND layer = %s AND " + _SINCE.format(column="changed")
             )
-            params += [namespace, layer, namespace, layer, old, old, namespace, layer, old, old]
+            params += [namespace, layer, namespace, layer, old, namespace, layer, old, old]
+        statement = (
+            "WITH recent AS MATERIALIZED (SELECT memory_pk, ctx, ordered, changed"
+            " FROM zb_lexical WHERE changed >= %s::xid8) " + " UNION ALL ".join(parts)
+        )
         driver = conn.connection.driver_connection
-        found = driver.execute(" UNION ALL ".join(parts), params).fetchall()  # type: ignore[union-attr]
+        found = driver.execute(statement, params).fetchall()  # type: ignore[union-attr]
         snapshot, pruned_by = next((str(r[2]), r[3]) for r in found if r[0] == 0)
         counts: dict[int, int] = {}
         added: dict[int, list[PostingsRow]] = {}
