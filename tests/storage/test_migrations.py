@@ -41,6 +41,7 @@ def _restore_sql(url: str, script: Path) -> None:
         "v1.db",
         pytest.param("v1-postgres.sql", marks=pytest.mark.postgres),
         pytest.param("v1-postgres-before-lexical-counts.sql", marks=pytest.mark.postgres),
+        pytest.param("v2-postgres.sql", marks=pytest.mark.postgres),
     ]
 )
 def old_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
@@ -92,6 +93,21 @@ def test_a_previous_release_store_migrates_and_keeps_everything(old_store: str) 
         tenant_b = memory.for_namespace("tenant-b")
         assert [r.content for r in tenant_b.recall("secrets")] == ["Tenant B keeps its own secrets"]
         assert memory.recall("secrets", layers=["semantic"], min_score=0.3) == []
+        if memory.database.dialect == "postgresql":
+            # Step 3 indexed every memory again, with its terms in order and its transaction
+            # (what the postings are loaded from), and dropped the old per-term counts.
+            with memory.database.read() as conn:
+                unindexed = conn.exec_driver_sql(
+                    "SELECT count(*) FROM zb_lexical WHERE ordered IS NULL OR changed IS NULL"
+                ).scalar()
+                dropped = conn.exec_driver_sql("SELECT to_regclass('zb_lexical_terms_df')")
+                assert (unindexed, dropped.scalar()) == (0, None)
+            lexical_only = MemoryCoordinator(old_store)  # no embedder: words alone
+            try:
+                found = lexical_only.recall("otters", layers=["semantic"], limit=10)
+                assert len(found) == 5
+            finally:
+                lexical_only.close()
         # New writes work on the migrated store, with the old vectors and model.
         new_id = memory.store("A new fact about otters after the upgrade")
         assert memory.get(new_id) is not None
