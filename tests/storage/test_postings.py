@@ -18,6 +18,7 @@ import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -406,6 +407,30 @@ def test_a_memory_with_nothing_to_embed_is_similar_to_nothing(store_location: st
         assert all(not math.isnan(r.score) for r in memory.recall("harbour crane", limit=5))
 
 
+@pytest.mark.postgres
+def test_postgres_reads_many_changes_a_page_at_a_time(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(postgres_lexical, "CATCH_UP_PAGE", 3)
+    with (
+        fresh_database(postgres_url) as url,
+        MemoryCoordinator(url) as reader,
+        MemoryCoordinator(url) as writer,
+    ):
+        writer.store_many([f"glacier survey note {i}" for i in range(4)])
+        assert len(_candidates(reader, "glacier")) == 4
+        loaded = _cached(reader)
+        ids = writer.store_many([f"glacier survey entry {i}" for i in range(7)])
+        for i in range(5):
+            writer.store(f"glacier melt reading {i}")
+        writer.forget(ids[0], "semantic")
+        writer.for_namespace("elsewhere").store_many([f"glacier {i}" for i in range(8)])
+        with MemoryCoordinator(url) as fresh:
+            assert _candidates(reader, "glacier") == _candidates(fresh, "glacier")
+        assert len(_candidates(reader, "glacier")) == 15
+        assert _cached(reader) is loaded  # read in pages, not loaded again
+
+
 # --------------------------------------------------------------------------- any sequence
 _WORDS = ["harbour", "crane", "ferry", "night", "tea", "🙂", "the", "of", "Lisbon", "parade"]
 # Often a text with no index term at all: it must load and catch up like any other.
@@ -445,15 +470,20 @@ def test_postings_kept_in_step_equal_postings_loaded_afresh(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-# Fewer examples: each one creates a database on the server.
+# Fewer examples: each one creates a database on the server. A page of 2 rows makes
+# nearly every catch-up read several pages.
 @pytest.mark.postgres
+@pytest.mark.parametrize("page", [postgres_lexical.CATCH_UP_PAGE, 2], ids=["page", "pages"])
 @pytest.mark.parametrize("embedded", [False, True], ids=["lexical", "hybrid"])
-@settings(max_examples=25, **_KEPT_IN_STEP_SETTINGS)  # type: ignore[arg-type]
+@settings(max_examples=20, **_KEPT_IN_STEP_SETTINGS)  # type: ignore[arg-type]
 @given(operations=_operations)
 def test_postgres_postings_kept_in_step_equal_postings_loaded_afresh(
-    postgres_url: str, embedded: bool, operations: list[Any]
+    postgres_url: str, embedded: bool, page: int, operations: list[Any]
 ) -> None:
-    with fresh_database(postgres_url) as url:
+    with (
+        mock.patch.object(postgres_lexical, "CATCH_UP_PAGE", page),
+        fresh_database(postgres_url) as url,
+    ):
         _kept_in_step_equal_loaded_afresh(url, embedded, operations)
 
 

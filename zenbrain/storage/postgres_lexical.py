@@ -49,6 +49,9 @@ keeps writers from contending for the row that records it."""
 RELOAD_AFTER_REMOVALS = 10_000
 """Removed memories a scope's postings carry before they are loaded again (when also more
 than the live ones)."""
+CATCH_UP_PAGE = 5_000
+"""Rows written since a copy was in step that one statement reads (by the index on
+``(changed, memory_pk)``); more are read a page at a time."""
 _FETCH_ROWS = 10_000
 _SYNCED = "zb_postings_synced"  # conn.info: the transaction and the scopes synced in it
 # A memory's stored time as whole microseconds since the epoch (the column is a timestamp
@@ -134,7 +137,7 @@ class PostgresLexicalIndex(HeldPostingsIndex):
             )
         _create_index(conn, "zb_lexical_terms", "zb_lexical USING GIN (terms)")
         _create_index(conn, "zb_lexical_ctx", "zb_lexical (ctx)")
-        _create_index(conn, "zb_lexical_changed", "zb_lexical (changed)")
+        _create_index(conn, "zb_lexical_changed", "zb_lexical (changed, memory_pk)")
         conn.exec_driver_sql(
             "CREATE TABLE IF NOT EXISTS zb_lexical_counts ("
             " namespace TEXT NOT NULL, layer TEXT NOT NULL, count BIGINT NOT NULL,"
@@ -282,58 +285,102 @@ class PostgresLexicalIndex(HeldPostingsIndex):
             else:
                 yield _row(row)
 
-    def _catch_up(
-        self, conn: Connection, stale: Mapping[str, tuple[str, str]]
-    ) -> tuple[dict[str, ScopePostings], list[str]]:
-        """Apply what writers changed since each scope's snapshot, in one statement; returns
-        the scopes brought up to date and those that must be loaded again."""
-        scopes = list(stale)
-        # The rows written since the oldest of the snapshots first, by the index on
-        # ``changed`` (a CTE the planner cannot fold into the join: planned from
-        # zb_memories, it walked the whole scope), then each scope's share of them.
-        oldest = min(int(self._snapshots[scope].split(":", 1)[0]) for scope in scopes)
+    def _changes(
+        self, scopes: Sequence[str], stale: Mapping[str, tuple[str, str]], *, first: bool
+    ) -> tuple[str, list[Any]]:
+        """The statement reading one page of rows written since (a key after the
+        ``(changed, memory_pk)`` pair and page size passed first), each scope's share of
+        them, and, on the first page, the snapshot, the counts and the removals.
+
+        The page comes first, by the index on ``(changed, memory_pk)``, in a CTE the planner
+        cannot fold into a join: planned from zb_memories (whose statistics lag a bulk
+        write) it walked the whole scope, and a page in index order takes the index
+        whatever the statistics say."""
         parts = [
-            "SELECT 0, NULL::bigint, pg_current_snapshot()::text,"
-            " (SELECT pruned_by::text FROM zb_lexical_sync), NULL::bigint"
+            "SELECT -1, (SELECT count(*) FROM recent), r.changed::text, NULL, r.memory_pk"
+            " FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT changed, memory_pk FROM recent"
+            " ORDER BY changed DESC, memory_pk DESC LIMIT 1) r ON true"
         ]
-        params: list[Any] = [str(oldest)]
+        if first:
+            parts.append(
+                "SELECT 0, NULL::bigint, pg_current_snapshot()::text,"
+                " (SELECT pruned_by::text FROM zb_lexical_sync), NULL::bigint"
+            )
+        params: list[Any] = []
         for number, scope in enumerate(scopes):
             namespace, layer = stale[scope]
             old = self._snapshots[scope]
+            if first:
+                parts.append(
+                    f"SELECT {3 * number + 1}, count, NULL, NULL, NULL FROM zb_lexical_counts"
+                    " WHERE namespace = %s AND layer = %s"
+                )
+                params += [namespace, layer]
+            # Each row's memory looked up by key (LIMIT keeps the planner from turning it
+            # into a join that reads the whole scope when its statistics are stale).
             parts.append(
-                f"SELECT {3 * number + 1}, count, NULL, NULL, NULL FROM zb_lexical_counts"
-                " WHERE namespace = %s AND layer = %s"
+                f"SELECT {3 * number + 2}, {_ROW_COLUMNS} FROM recent l CROSS JOIN LATERAL"
+                " (SELECT namespace, layer, created_at FROM zb_memories"
+                " WHERE pk = l.memory_pk LIMIT 1) m WHERE m.namespace = %s AND m.layer = %s"
+                " AND NOT pg_visible_in_snapshot(l.changed, %s::pg_snapshot)"
             )
-            parts.append(
-                f"SELECT {3 * number + 2}, {_ROW_COLUMNS} FROM recent l "
-                "JOIN zb_memories m ON m.pk = l.memory_pk WHERE m.namespace = %s "
-                "AND m.layer = %s AND NOT pg_visible_in_snapshot(l.changed, %s::pg_snapshot)"
-            )
-            parts.append(
-                f"SELECT {3 * number + 3}, pk, NULL, NULL, NULL FROM zb_lexical_removed"
-                " WHERE namespace = %s AND layer = %s AND " + _SINCE.format(column="changed")
-            )
-            params += [namespace, layer, namespace, layer, old, namespace, layer, old, old]
+            params += [namespace, layer, old]
+            if first:
+                parts.append(
+                    f"SELECT {3 * number + 3}, pk, NULL, NULL, NULL FROM zb_lexical_removed"
+                    " WHERE namespace = %s AND layer = %s AND " + _SINCE.format(column="changed")
+                )
+                params += [namespace, layer, old, old]
         statement = (
             "WITH recent AS MATERIALIZED (SELECT memory_pk, ctx, ordered, changed"
-            " FROM zb_lexical WHERE changed >= %s::xid8) " + " UNION ALL ".join(parts)
+            " FROM zb_lexical WHERE (changed, memory_pk) > (%s::xid8, %s)"
+            " ORDER BY changed, memory_pk LIMIT %s) " + " UNION ALL ".join(parts)
         )
+        return statement, params
+
+    def _catch_up(
+        self, conn: Connection, stale: Mapping[str, tuple[str, str]]
+    ) -> tuple[dict[str, ScopePostings], list[str]]:
+        """Apply what writers changed since each scope's snapshot (one statement, more when
+        over :data:`CATCH_UP_PAGE` rows were written since); returns the scopes brought up
+        to date and those that must be loaded again."""
+        scopes = list(stale)
         driver = conn.connection.driver_connection
-        found = driver.execute(statement, params).fetchall()  # type: ignore[union-attr]
-        snapshot, pruned_by = next((str(r[2]), r[3]) for r in found if r[0] == 0)
+        # Every row written since the oldest snapshot's xmin; each scope then keeps those its
+        # own snapshot did not see.
+        after: tuple[str, int] = (
+            str(min(int(self._snapshots[scope].split(":", 1)[0]) for scope in scopes)),
+            0,
+        )
+        snapshot, pruned_by = "", None
         counts: dict[int, int] = {}
         added: dict[int, list[PostingsRow]] = {}
         removed: dict[int, list[int]] = {}
-        for part, *row in found:
-            if part == 0:
-                continue
-            number, kind = divmod(part - 1, 3)
-            if kind == 0:
-                counts[number] = int(row[0])
-            elif kind == 1:
-                added.setdefault(number, []).append(_row(row))
-            else:
-                removed.setdefault(number, []).append(int(row[0]))
+        pages = 0
+        while True:
+            statement, params = self._changes(scopes, stale, first=pages == 0)
+            found = driver.execute(  # type: ignore[union-attr]
+                statement, [*after, CATCH_UP_PAGE, *params]
+            ).fetchall()
+            pages += 1
+            page_rows = 0
+            for part, *row in found:
+                if part == -1:
+                    page_rows = int(row[0])
+                    if row[1] is not None:
+                        after = (str(row[1]), int(row[3]))
+                elif part == 0:
+                    snapshot, pruned_by = str(row[1]), row[2]
+                else:
+                    number, kind = divmod(part - 1, 3)
+                    if kind == 0:
+                        counts[number] = int(row[0])
+                    elif kind == 1:
+                        added.setdefault(number, []).append(_row(row))
+                    else:
+                        removed.setdefault(number, []).append(int(row[0]))
+            if page_rows < CATCH_UP_PAGE:
+                break
         current: dict[str, ScopePostings] = {}
         reload: list[str] = []
         for number, scope in enumerate(scopes):
@@ -345,7 +392,9 @@ class PostgresLexicalIndex(HeldPostingsIndex):
                 postings.discard(pk)
             # Re-indexed memories come back under their key: add() replaces them.
             self._fill(postings, sorted(added.get(number, ())))
-            if len(postings) != counts.get(number, 0):
+            # Later pages were read under later snapshots (what they add again next time
+            # is replaced), so only a single page is checked against the count.
+            if pages == 1 and len(postings) != counts.get(number, 0):
                 reload.append(scope)
                 continue
             self._snapshots[scope] = snapshot
