@@ -371,3 +371,18 @@ def test_report_has_a_section_per_corpus_and_issue_15_targets(tiny_run: ScaleRun
     assert floor.met is False and "2.0× the floor" in floor.gap
     store = next(c for t, c in checks.items() if t.startswith("store_many ≥ 0.5×"))
     assert store.met is True
+
+
+@needs_locomo
+def test_cold_start_times_a_fresh_process_first_recalls(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from benchmarks import cold_start
+
+    assert cold_start.main(["--sizes", "400", "--backends", "sqlite", "--runs", "1"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| sqlite")]
+    assert len(rows) == 1
+    cells = [cell.strip() for cell in rows[0].strip("|").split("|")]
+    assert cells[:3] == ["sqlite", "400", "1"]
+    first, warm = float(cells[4].split()[0]), float(cells[7].split()[0])
+    assert first > 0 and warm > 0
