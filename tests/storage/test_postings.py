@@ -431,6 +431,40 @@ def test_postgres_reads_many_changes_a_page_at_a_time(
         assert _cached(reader) is loaded  # read in pages, not loaded again
 
 
+@pytest.mark.postgres
+def test_a_long_transaction_elsewhere_does_not_make_searches_read_everything_again(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows its snapshot saw are not read again, however old the oldest running
+    transaction on the server is: the range starts at the snapshot's xmax."""
+    monkeypatch.setattr(postgres_lexical, "CATCH_UP_PAGE", 3)
+    with (
+        fresh_database(postgres_url) as url,
+        MemoryCoordinator(url) as reader,
+        MemoryCoordinator(url) as writer,
+    ):
+        writer.store("a first fjord note")
+        assert len(_candidates(reader, "fjord")) == 1
+        lexical = reader.database.lexical
+        pages: list[int] = []
+        read_page = lexical._changes
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            pages.append(1)
+            return read_page(*args, **kwargs)
+
+        monkeypatch.setattr(lexical, "_changes", counted)
+        with writer.database.write() as long_running:  # holds an xid, stays open
+            long_running.exec_driver_sql("SELECT pg_current_xact_id()")
+            for i in range(10):
+                writer.for_namespace("elsewhere").store(f"fjord ferry {i}")
+            writer.store("a second fjord note")
+            assert len(_candidates(reader, "fjord")) == 2
+            pages.clear()
+            assert len(_candidates(reader, "fjord")) == 2
+            assert len(pages) == 1  # nothing new: one page, not the eleven rows again
+
+
 # --------------------------------------------------------------------------- any sequence
 _WORDS = ["harbour", "crane", "ferry", "night", "tea", "🙂", "the", "of", "Lisbon", "parade"]
 # Often a text with no index term at all: it must load and catch up like any other.

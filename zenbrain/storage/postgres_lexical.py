@@ -62,10 +62,6 @@ _SCOPE_ROWS = (
     "FROM zb_lexical l JOIN zb_memories m ON m.pk = l.memory_pk "
     "WHERE m.namespace = %s AND m.layer = %s"
 )
-_SINCE = (
-    "{column} >= pg_snapshot_xmin(%s::pg_snapshot) "
-    "AND NOT pg_visible_in_snapshot({column}, %s::pg_snapshot)"
-)
 
 
 def _column_exists(conn: Connection, table: str, column: str) -> bool:
@@ -86,6 +82,17 @@ def _create_index(conn: Connection, name: str, on: str) -> None:
     deadlocks with them."""
     if not conn.execute(text("SELECT to_regclass(:name)"), {"name": name}).scalar():
         conn.exec_driver_sql(f"CREATE INDEX IF NOT EXISTS {name} ON {on}")
+
+
+def _unseen(snapshot: str) -> tuple[int, list[int]]:
+    """A snapshot's ``xmax`` and the transactions it saw running: together, every
+    transaction whose writes it did not see."""
+    _, xmax, running = snapshot.split(":")
+    return int(xmax), [int(xid) for xid in running.split(",") if xid]
+
+
+def _xid_array(xids: Sequence[int]) -> str:
+    return "{" + ",".join(map(str, xids)) + "}"
 
 
 def _visible(xid: int, snapshot: str) -> bool:
@@ -289,16 +296,23 @@ class PostgresLexicalIndex(HeldPostingsIndex):
         self, scopes: Sequence[str], stale: Mapping[str, tuple[str, str]], *, first: bool
     ) -> tuple[str, list[Any]]:
         """The statement reading one page of rows written since (a key after the
-        ``(changed, memory_pk)`` pair and page size passed first), each scope's share of
-        them, and, on the first page, the snapshot, the counts and the removals.
+        ``(changed, memory_pk)`` pair and page size passed first, then, on the first page,
+        the transactions still running at the old snapshots and the lowest of their
+        ``xmax``), each scope's share of them, and, on the first page, the snapshot, the
+        counts and the removals.
+
+        What a snapshot did not see is exactly the transactions from its ``xmax`` on and
+        those it lists as running; the range starts at the ``xmax``, not the ``xmin``, so a
+        long transaction anywhere on the server does not make every search read all rows
+        written since it began.
 
         The page comes first, by the index on ``(changed, memory_pk)``, in a CTE the planner
         cannot fold into a join: planned from zb_memories (whose statistics lag a bulk
         write) it walked the whole scope, and a page in index order takes the index
         whatever the statistics say."""
         parts = [
-            "SELECT -1, (SELECT count(*) FROM recent), r.changed::text, NULL, r.memory_pk"
-            " FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT changed, memory_pk FROM recent"
+            "SELECT -1, (SELECT count(*) FROM paged), r.changed::text, NULL, r.memory_pk"
+            " FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT changed, memory_pk FROM paged"
             " ORDER BY changed DESC, memory_pk DESC LIMIT 1) r ON true"
         ]
         if first:
@@ -328,13 +342,27 @@ class PostgresLexicalIndex(HeldPostingsIndex):
             if first:
                 parts.append(
                     f"SELECT {3 * number + 3}, pk, NULL, NULL, NULL FROM zb_lexical_removed"
-                    " WHERE namespace = %s AND layer = %s AND " + _SINCE.format(column="changed")
+                    " WHERE namespace = %s AND layer = %s AND (changed >= %s::xid8"
+                    " OR changed = ANY(%s::xid8[]))"
+                    " AND NOT pg_visible_in_snapshot(changed, %s::pg_snapshot)"
                 )
-                params += [namespace, layer, old, old]
+                xmax, running = _unseen(old)
+                params += [namespace, layer, str(xmax), _xid_array(running), old]
+        # Rows of transactions running at the old snapshots are read once, on the first
+        # page; later pages continue the range.
+        running_rows = (
+            "SELECT memory_pk, ctx, ordered, changed FROM zb_lexical"
+            " WHERE changed = ANY(%s::xid8[]) AND changed < %s::xid8"
+            if first
+            else "SELECT memory_pk, ctx, ordered, changed FROM zb_lexical WHERE false"
+        )
         statement = (
-            "WITH recent AS MATERIALIZED (SELECT memory_pk, ctx, ordered, changed"
+            "WITH paged AS MATERIALIZED (SELECT memory_pk, ctx, ordered, changed"
             " FROM zb_lexical WHERE (changed, memory_pk) > (%s::xid8, %s)"
-            " ORDER BY changed, memory_pk LIMIT %s) " + " UNION ALL ".join(parts)
+            " ORDER BY changed, memory_pk LIMIT %s), "
+            f"running AS MATERIALIZED ({running_rows}), "
+            "recent AS (SELECT * FROM paged UNION ALL SELECT * FROM running) "
+            + " UNION ALL ".join(parts)
         )
         return statement, params
 
@@ -346,22 +374,24 @@ class PostgresLexicalIndex(HeldPostingsIndex):
         to date and those that must be loaded again."""
         scopes = list(stale)
         driver = conn.connection.driver_connection
-        # Every row written since the oldest snapshot's xmin; each scope then keeps those its
-        # own snapshot did not see.
-        after: tuple[str, int] = (
-            str(min(int(self._snapshots[scope].split(":", 1)[0]) for scope in scopes)),
-            0,
-        )
+        # The rows of every transaction some snapshot did not see: from the lowest xmax on,
+        # and those running at any of them; each scope then keeps what its own did not see.
+        unseen = [_unseen(self._snapshots[scope]) for scope in scopes]
+        floor = min(xmax for xmax, _ in unseen)
+        running = sorted({xid for _, xids in unseen for xid in xids if xid < floor})
+        after: tuple[str, int] = (str(floor), 0)
         snapshot, pruned_by = "", None
         counts: dict[int, int] = {}
         added: dict[int, list[PostingsRow]] = {}
         removed: dict[int, list[int]] = {}
         pages = 0
         while True:
-            statement, params = self._changes(scopes, stale, first=pages == 0)
-            found = driver.execute(  # type: ignore[union-attr]
-                statement, [*after, CATCH_UP_PAGE, *params]
-            ).fetchall()
+            first = pages == 0
+            statement, params = self._changes(scopes, stale, first=first)
+            leading = [*after, CATCH_UP_PAGE]
+            if first:
+                leading += [_xid_array(running), str(floor)]
+            found = driver.execute(statement, [*leading, *params]).fetchall()  # type: ignore[union-attr]
             pages += 1
             page_rows = 0
             for part, *row in found:
