@@ -445,7 +445,7 @@ def test_a_long_transaction_elsewhere_does_not_make_searches_read_everything_aga
     ):
         writer.store("a first fjord note")
         assert len(_candidates(reader, "fjord")) == 1
-        lexical = reader.database.lexical
+        lexical: Any = reader.database.lexical
         pages: list[int] = []
         read_page = lexical._changes
 
