@@ -6,17 +6,16 @@ filled once, and both back ends rank the same memories the same way, namely as
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import Connection
 
 from zenbrain import MemoryCoordinator
 from zenbrain.ranking import idf, lexical_score, with_neighbours
 from zenbrain.storage.database import Database, resolve_location
 from zenbrain.storage.indexes import IndexedText
-from zenbrain.storage.schema import memories
 from zenbrain.text import content_tokens, tokenize
 
 # Memories of very different lengths, as agents store them: a long pasted text that
@@ -56,7 +55,7 @@ def _expected(query: str, memories: Sequence[str]) -> list[tuple[str, float]]:
     return [(m, s) for _, m, s in ranked]
 
 
-def test_statistics_follow_adds_and_removes(store_location: str) -> None:
+def test_statistics_follow_adds_and_removes(store_location: str, insert_memories: Any) -> None:
     db = Database(*_location(store_location))
     try:
         rows = [
@@ -66,7 +65,7 @@ def test_statistics_follow_adds_and_removes(store_location: str) -> None:
             IndexedText(4, "other", "episodic", None, ["alpha"] * 10),
         ]
         with db.write() as conn:
-            _insert_memories(conn, rows)
+            insert_memories(conn, rows)
             db.lexical.add(conn, rows)
         with db.read() as conn:
             stats = db.lexical.statistics(
@@ -127,25 +126,3 @@ def test_counts_are_filled_for_stores_made_before_they_were_kept(store_location:
 
 def _location(store_location: str) -> tuple[str, Path | None]:
     return resolve_location(store_location)
-
-
-def _insert_memories(conn: Connection, rows: Sequence[IndexedText]) -> None:
-    """Parent rows for the index (PostgreSQL's index references zb_memories)."""
-    now = datetime.now(UTC).replace(tzinfo=None)
-    conn.execute(
-        memories.insert(),
-        [
-            {
-                "pk": row.pk,
-                "id": f"m{row.pk}",
-                "namespace": row.namespace,
-                "layer": row.layer,
-                "context": row.context,
-                "content": " ".join(row.terms),
-                "metadata": {},
-                "created_at": now,
-                "updated_at": now,
-            }
-            for row in rows
-        ],
-    )

@@ -15,7 +15,6 @@ import sys
 import tempfile
 import textwrap
 import threading
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -33,7 +32,6 @@ from zenbrain.storage.database import Database, resolve_location
 from zenbrain.storage.indexes import IndexedText
 from zenbrain.storage.migrations import rebuild_lexical_index
 from zenbrain.storage.postings import ScopePostings
-from zenbrain.storage.schema import memories
 from zenbrain.storage.scopes import scope_tokens
 from zenbrain.testing.postgres import fresh_database
 from zenbrain.text import tokenize
@@ -147,28 +145,6 @@ def _backend(location: str) -> Any:
     return postgres_lexical if location.startswith("postgresql") else sqlite_index
 
 
-def _insert_memories(conn: Any, rows: list[IndexedText]) -> None:
-    """Parent rows for the index (PostgreSQL's index references zb_memories)."""
-    now = datetime.now(UTC).replace(tzinfo=None)
-    conn.execute(
-        memories.insert(),
-        [
-            {
-                "pk": row.pk,
-                "id": f"m{row.pk}",
-                "namespace": row.namespace,
-                "layer": row.layer,
-                "context": row.context,
-                "content": " ".join(row.terms),
-                "metadata": {},
-                "created_at": now,
-                "updated_at": now,
-            }
-            for row in rows
-        ],
-    )
-
-
 def _candidates(memory: MemoryCoordinator, query: str, layer: str = "semantic") -> set[int]:
     with memory.database.read() as conn:
         return set(
@@ -260,7 +236,9 @@ def test_a_pruned_removal_log_reloads_the_scope(
         assert _cached(reader) is not loaded  # entries it never saw were pruned: reloaded
 
 
-def test_a_rolled_back_write_leaves_nothing_behind(store_location: str) -> None:
+def test_a_rolled_back_write_leaves_nothing_behind(
+    store_location: str, insert_memories: Any
+) -> None:
     with MemoryCoordinator(store_location) as memory:
         memory.store("a first memory about lighthouses")
         assert len(_candidates(memory, "lighthouses")) == 1
@@ -268,7 +246,7 @@ def test_a_rolled_back_write_leaves_nothing_behind(store_location: str) -> None:
         with pytest.raises(RuntimeError), db.write() as conn:
             abandoned = IndexedText(999, memory.namespace, "semantic", None, ["lighthouses"])
             if db.dialect == "postgresql":
-                _insert_memories(conn, [abandoned])  # the index references its memory
+                insert_memories(conn, [abandoned])  # the index references its memory
             db.lexical.add(conn, [abandoned])
             # Seen by a search inside the writing transaction, then rolled back.
             assert 999 in db.lexical.candidates(
@@ -372,7 +350,9 @@ def test_searches_and_writes_from_many_threads(store_location: str) -> None:
 
 
 @pytest.mark.postgres
-def test_postgres_follows_transactions_that_commit_out_of_key_order(postgres_url: str) -> None:
+def test_postgres_follows_transactions_that_commit_out_of_key_order(
+    postgres_url: str, insert_memories: Any
+) -> None:
     """A key drawn earlier can commit later: the copy must still take that memory in, by
     its transaction, without loading the scope again."""
     with fresh_database(postgres_url) as url, MemoryCoordinator(url) as reader:
@@ -383,9 +363,9 @@ def test_postgres_follows_transactions_that_commit_out_of_key_order(postgres_url
         early = IndexedText(10_001, reader.namespace, "semantic", None, tokenize("tides early"))
         late = IndexedText(10_002, reader.namespace, "semantic", None, tokenize("tides late"))
         with db.write() as first:
-            _insert_memories(first, [early])  # the lower key, its transaction still open
+            insert_memories(first, [early])  # the lower key, its transaction still open
             with db.write() as second:
-                _insert_memories(second, [late])
+                insert_memories(second, [late])
                 db.lexical.add(second, [late])
             opening = _pk(reader, _id_of(reader, "an opening note about tides"))
             assert _candidates(reader, "tides") == {opening, 10_002}
