@@ -484,12 +484,12 @@ def test_postings_kept_in_step_equal_postings_loaded_afresh(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-# Fewer examples: each one creates a database on the server. A page of 2 rows makes
-# nearly every catch-up read several pages.
+# Fewer examples: each one creates a database on the server, and CI must stay short. A
+# page of 2 rows makes nearly every catch-up read several pages.
 @pytest.mark.postgres
 @pytest.mark.parametrize("page", [postgres_lexical.CATCH_UP_PAGE, 2], ids=["page", "pages"])
 @pytest.mark.parametrize("embedded", [False, True], ids=["lexical", "hybrid"])
-@settings(max_examples=20, **_KEPT_IN_STEP_SETTINGS)  # type: ignore[arg-type]
+@settings(max_examples=12, **_KEPT_IN_STEP_SETTINGS)  # type: ignore[arg-type]
 @given(operations=_operations)
 def test_postgres_postings_kept_in_step_equal_postings_loaded_afresh(
     postgres_url: str, embedded: bool, page: int, operations: list[Any]
