@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from zenbrain import MemoryCoordinator
 from zenbrain.providers import HashingEmbedder
 from zenbrain.ranking import K1, B
-from zenbrain.storage import postgres_lexical
+from zenbrain.storage import held_postings, postgres_lexical
 from zenbrain.storage import sqlite as sqlite_index
 from zenbrain.storage.database import Database, resolve_location
 from zenbrain.storage.indexes import IndexedText
@@ -301,7 +301,7 @@ def test_postings_follow_another_process(store_location: str) -> None:
 def test_postings_are_compacted_once_removals_outnumber_live_memories(
     store_location: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_backend(store_location), "RELOAD_AFTER_REMOVALS", 3)
+    monkeypatch.setattr(held_postings, "RELOAD_AFTER_REMOVALS", 3)
     with MemoryCoordinator(store_location) as memory:
         ids = memory.store_many([f"orchard apple tree {i}" for i in range(10)])
         assert len(_candidates(memory, "orchard")) == 10

@@ -20,12 +20,15 @@ from zenbrain.storage.indexes import IndexedTerms, ScopeStatistics
 from zenbrain.storage.postings import ScopePostings
 from zenbrain.storage.scopes import scope_tokens
 
-__all__ = ["HeldPostingsIndex", "PostingsRow"]
+__all__ = ["RELOAD_AFTER_REMOVALS", "HeldPostingsIndex", "PostingsRow"]
 
 PostingsRow = tuple[int, str | None, Sequence[str], int]
 """What a scope's postings are filled from, per memory: its key, context token, index terms
 in order, and when it was stored (microseconds since the epoch)."""
 
+RELOAD_AFTER_REMOVALS = 10_000
+"""Removed memories a scope's postings carry before they are loaded again (when also more
+than the live ones)."""
 _FILL_CHUNK = 4096
 _EPOCH = datetime(1970, 1, 1)
 
@@ -45,6 +48,12 @@ class HeldPostingsIndex:
         """Each scope's postings (scope token to its namespace and layer), in step with the
         store as ``conn`` sees it; the caller holds :attr:`_lock`."""
         raise NotImplementedError
+
+    @staticmethod
+    def _needs_compacting(postings: ScopePostings) -> bool:
+        """Removed memories leave their postings behind: past as many as are live (and a
+        floor), loading the scope again compacts them."""
+        return postings.dead > max(RELOAD_AFTER_REMOVALS, len(postings))
 
     @staticmethod
     def _fill(postings: ScopePostings, rows: Iterable[PostingsRow]) -> int:

@@ -46,9 +46,6 @@ REMOVAL_LOG_KEPT = 10_000
 PRUNE_SLACK = 1_000
 """Entries logged past :data:`REMOVAL_LOG_KEPT` before the log is pruned: pruning in batches
 keeps writers from contending for the row that records it."""
-RELOAD_AFTER_REMOVALS = 10_000
-"""Removed memories a scope's postings carry before they are loaded again (when also more
-than the live ones)."""
 CATCH_UP_PAGE = 5_000
 """Rows written since a copy was in step that one statement reads (by the index on
 ``(changed, memory_pk)``); more are read a page at a time."""
@@ -84,11 +81,18 @@ def _create_index(conn: Connection, name: str, on: str) -> None:
         conn.exec_driver_sql(f"CREATE INDEX IF NOT EXISTS {name} ON {on}")
 
 
+def _parse_snapshot(snapshot: str) -> tuple[int, int, list[int]]:
+    """``xmin:xmax:xip,...`` as its ``xmin``, its ``xmax`` and the transactions it saw
+    running."""
+    xmin, xmax, running = snapshot.split(":")
+    return int(xmin), int(xmax), [int(xid) for xid in running.split(",") if xid]
+
+
 def _unseen(snapshot: str) -> tuple[int, list[int]]:
     """A snapshot's ``xmax`` and the transactions it saw running: together, every
     transaction whose writes it did not see."""
-    _, xmax, running = snapshot.split(":")
-    return int(xmax), [int(xid) for xid in running.split(",") if xid]
+    _, xmax, running = _parse_snapshot(snapshot)
+    return xmax, running
 
 
 def _xid_array(xids: Sequence[int]) -> str:
@@ -96,11 +100,9 @@ def _xid_array(xids: Sequence[int]) -> str:
 
 
 def _visible(xid: int, snapshot: str) -> bool:
-    """Whether a transaction had committed as ``snapshot`` (``xmin:xmax:xip,...``) sees it."""
-    xmin, xmax, running = snapshot.split(":")
-    if xid < int(xmin):
-        return True
-    return xid < int(xmax) and str(xid) not in running.split(",")
+    """Whether a transaction had committed as ``snapshot`` sees it."""
+    xmin, xmax, running = _parse_snapshot(snapshot)
+    return xid < xmin or (xid < xmax and xid not in running)
 
 
 def _row(row: Sequence[Any]) -> PostingsRow:
@@ -276,8 +278,7 @@ class PostgresLexicalIndex(HeldPostingsIndex):
         """A scope read afresh, with the snapshot it was read under."""
         rows = self._stream(
             conn,
-            "(SELECT 0, NULL::bigint, pg_current_snapshot()::text,"
-            " (SELECT pruned_by::text FROM zb_lexical_sync), NULL::bigint) "
+            "(SELECT 0, NULL::bigint, pg_current_snapshot()::text, NULL, NULL::bigint) "
             f"UNION ALL (SELECT 1, {_ROW_COLUMNS} {_SCOPE_ROWS} ORDER BY l.memory_pk)",
             (namespace, layer),
         )
@@ -447,14 +448,8 @@ class PostgresLexicalIndex(HeldPostingsIndex):
         }
         found, reload = self._catch_up(conn, stale) if stale else ({}, [])
         for scope, (namespace, layer) in scopes.items():
-            postings = found.get(scope) or self._cache.get(scope)
-            if (
-                postings is None
-                or scope in reload
-                # Removed memories leave their postings behind: past as many as are live
-                # (and a floor), loading the scope again compacts them.
-                or postings.dead > max(RELOAD_AFTER_REMOVALS, len(postings))
-            ):
+            postings = found[scope] if scope in found else self._cache.get(scope)
+            if postings is None or scope in reload or self._needs_compacting(postings):
                 postings = self._load(conn, scope, namespace, layer)
             self._cache[scope] = postings
             found[scope] = postings

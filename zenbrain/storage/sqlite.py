@@ -26,9 +26,6 @@ bulk write no longer fit in 2 MiB, and each insert then re-reads pages from the 
 _SQL_IN_CHUNK = 900  # below SQLite's default limit of bound parameters
 REMOVAL_LOG_KEPT = 10_000
 """Entries of ``zb_lexical_removed`` kept; a process further behind reloads its postings."""
-RELOAD_AFTER_REMOVALS = 10_000
-"""Removed memories a scope's postings carry before they are loaded again (when also more
-than the live ones)."""
 _READ_CHUNK = 4096
 # What the postings in memory are filled from: each row's key, context token, terms and time.
 _ROWS = (
@@ -290,9 +287,7 @@ class SqliteLexicalIndex(HeldPostingsIndex):
                     postings.changes != changes
                     and not self._catch_up(conn, scope, postings, documents, changes)
                 )
-                # Removed memories leave their postings behind: past as many as are live
-                # (and a floor), loading the scope again compacts them.
-                or postings.dead > max(RELOAD_AFTER_REMOVALS, len(postings))
+                or self._needs_compacting(postings)
             ):
                 postings = self._load(conn, scope, changes)
             postings.changes = changes
