@@ -16,13 +16,12 @@ from zenbrain.providers import HashingEmbedder
 
 Snapshot = dict[str, Any]
 
-# SQLite's FTS5 keeps these in sync with zb_fts (read through zb_fts itself); vocab is a view.
-_DERIVED = ("zb_fts_", "sqlite_")
+_DERIVED = ("sqlite_",)  # SQLite's own bookkeeping (sqlite_sequence)
 
 
 def _rows(conn: Any, table: str) -> list[tuple[str, ...]]:
-    select = f"SELECT rowid, * FROM {table}" if table == "zb_fts" else f"SELECT * FROM {table}"
-    return sorted(tuple(repr(value) for value in row) for row in conn.execute(text(select)))
+    rows = conn.execute(text(f"SELECT * FROM {table}"))
+    return sorted(tuple(repr(value) for value in row) for row in rows)
 
 
 def snapshot(memory: MemoryCoordinator) -> Snapshot:
@@ -30,10 +29,7 @@ def snapshot(memory: MemoryCoordinator) -> Snapshot:
     (working memory and the current session)."""
     state: Snapshot = {}
     with memory.database.engine.connect() as conn:
-        tables = inspect(conn).get_table_names()
-        if memory.database.dialect == "sqlite":
-            tables.append("zb_fts")
-        for table in sorted(set(tables)):
+        for table in sorted(inspect(conn).get_table_names()):
             if table.startswith("zb_") and not table.startswith(_DERIVED):
                 state[table] = _rows(conn, table)
     state["working"] = [

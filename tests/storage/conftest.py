@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy import Connection
 
 from zenbrain.storage.indexes import IndexedText
+from zenbrain.storage.records import content_hash
 from zenbrain.storage.schema import memories
 
 InsertMemories = Callable[[Connection, Sequence[IndexedText]], None]
@@ -26,6 +27,7 @@ def _insert_memories(conn: Connection, rows: Sequence[IndexedText]) -> None:
                 "layer": row.layer,
                 "context": row.context,
                 "content": " ".join(row.terms),
+                "content_hash": content_hash(" ".join(row.terms)),
                 "metadata": {},
                 "created_at": now,
                 "updated_at": now,

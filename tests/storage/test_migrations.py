@@ -10,13 +10,14 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 from sqlalchemy.engine import make_url
 
 from zenbrain import MemoryCoordinator, SchemaVersionError, StorageError
 from zenbrain.providers import HashingEmbedder
 from zenbrain.storage import migrations
 from zenbrain.storage.migrations import MIGRATIONS, Migration, applied_migrations
+from zenbrain.storage.records import content_hash
 from zenbrain.storage.schema import SCHEMA_VERSION
 from zenbrain.testing.postgres import fresh_database
 from zenbrain.text import TEXT_VERSION
@@ -42,6 +43,8 @@ def _restore_sql(url: str, script: Path) -> None:
         pytest.param("v1-postgres.sql", marks=pytest.mark.postgres),
         pytest.param("v1-postgres-before-lexical-counts.sql", marks=pytest.mark.postgres),
         pytest.param("v2-postgres.sql", marks=pytest.mark.postgres),
+        "v3.db",
+        pytest.param("v3-postgres.sql", marks=pytest.mark.postgres),
     ]
 )
 def old_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
@@ -108,9 +111,29 @@ def test_a_previous_release_store_migrates_and_keeps_everything(old_store: str) 
                 assert len(found) == 5
             finally:
                 lexical_only.close()
+        _assert_step_4(memory)
         # New writes work on the migrated store, with the old vectors and model.
-        new_id = memory.store("A new fact about otters after the upgrade")
+        new_id = memory.store("A new fact about otters after the upgrade", layer="semantic")
         assert memory.get(new_id) is not None
+        # Exact content is found by its hash: forgetting a memory names its twin.
+        twin = memory.store("A new fact about otters after the upgrade", layer="episodic")
+        forgotten = memory.forget(new_id, "semantic")
+        assert forgotten.duplicates == [{"id": twin, "layer": "episodic"}]
+
+
+def _assert_step_4(memory: MemoryCoordinator) -> None:
+    """Every memory has its content's hash, exact content is looked up by it, and SQLite
+    holds its terms in ``zb_lexical`` (FTS5's ``zb_fts`` is gone), one row per memory."""
+    db = memory.database
+    with db.read() as conn:
+        stored = conn.exec_driver_sql("SELECT content, content_hash FROM zb_memories").all()
+        assert stored and all(hashed == content_hash(body) for body, hashed in stored)
+        indexes = {i["name"] for i in inspect(conn).get_indexes("zb_memories")}
+        assert "zb_memories_content_hash" in indexes and "zb_memories_content" not in indexes
+        lexical_rows = conn.exec_driver_sql("SELECT count(*) FROM zb_lexical").scalar()
+        assert lexical_rows == len(stored)
+        if db.dialect == "sqlite":
+            assert not inspect(conn).has_table("zb_fts")
 
 
 def test_every_step_runs_once(old_store: str) -> None:
@@ -159,10 +182,9 @@ def test_a_changed_text_version_rebuilds_the_lexical_index(store_location: str) 
         memory.store("Penguins huddle together in the Antarctic winter", layer="semantic")
         memory.store("check the pumps", layer="procedural", steps=["open valve"], outcome="dry")
         memory.set_core_block("persona", "likes penguins")
-        lexical_table = "zb_fts" if memory.database.dialect == "sqlite" else "zb_lexical"
         with memory.database.write() as conn:
             # As if the index had been written by an older tokeniser: its terms are gone.
-            conn.execute(text(f"DELETE FROM {lexical_table}"))
+            conn.execute(text("DELETE FROM zb_lexical"))
             conn.execute(text("UPDATE zb_meta SET value = '0' WHERE key = 'text_version'"))
     with MemoryCoordinator(store_location) as memory:
         assert _meta(memory, "text_version") == str(TEXT_VERSION)
@@ -199,6 +221,16 @@ def test_a_failing_step_rolls_back_alone_and_runs_on_the_next_open(
             conn.execute(text("SELECT title FROM zb_sessions")).all()
     MemoryCoordinator(store_location).close()
     assert calls == ["ran", "ran"]  # once failed and rolled back, once applied, then never
+
+
+def test_the_version_3_sqlite_fixture_is_still_the_old_schema() -> None:
+    with sqlite3.connect(FIXTURES / "v3.db") as conn:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        version = conn.execute("SELECT value FROM zb_meta WHERE key='schema_version'").fetchone()
+        columns = {r[1] for r in conn.execute("PRAGMA table_info(zb_memories)")}
+    assert version == ("3",)
+    assert "zb_fts" in tables and "zb_lexical" not in tables
+    assert "content_hash" not in columns
 
 
 def test_the_sqlite_fixture_is_still_the_old_schema() -> None:

@@ -15,6 +15,7 @@ from sqlalchemy import event, select
 
 from zenbrain import MemoryCoordinator
 from zenbrain.storage.database import Database, resolve_location
+from zenbrain.storage.records import content_hash
 from zenbrain.storage.schema import entities, facts, memories
 from zenbrain.storage.sqlite import PAGE_CACHE_KIB
 from zenbrain.storage.writes import insert_many
@@ -81,7 +82,9 @@ def _dump(memory: MemoryCoordinator) -> dict[str, list[tuple[Any, ...]]]:
         "mentions": "SELECT * FROM zb_entity_mentions ORDER BY entity_pk, memory_pk",
     }
     if memory.database.dialect == "sqlite":
-        queries["lexical"] = "SELECT rowid, ctx, terms FROM zb_fts ORDER BY rowid"
+        queries["lexical"] = (
+            "SELECT memory_pk, scope, ctx, terms FROM zb_lexical ORDER BY memory_pk"
+        )
         queries["lengths"] = "SELECT * FROM zb_lexical_lengths ORDER BY scope"
     else:
         queries["lexical"] = (
@@ -134,7 +137,8 @@ def test_insert_many_stores_what_sqlalchemy_stores(store_location: str) -> None:
     def memory_row(pk: int) -> dict[str, Any]:
         return {
             "pk": pk, "id": f"id-{pk}", "namespace": "ns", "layer": "semantic",
-            "content": "fact \u00fc\u2603", "context": None, "emotional_weight": 0.25,
+            "content": "fact \u00fc\u2603", "content_hash": content_hash("fact \u00fc\u2603"),
+            "context": None, "emotional_weight": 0.25,
             "confidence": None, "source": "user", "metadata": {"k": [1, "x"], "n": None},
             "created_at": due, "updated_at": due,
         }  # fmt: skip
@@ -214,33 +218,36 @@ def test_sqlite_connections_get_a_page_cache_for_bulk_writes(tmp_path: Path) -> 
     assert (journal, synchronous) == ("wal", 1)  # durability unchanged: WAL, NORMAL
 
 
-def test_sqlite_index_rows_hold_the_scope_token_then_the_scoped_terms(tmp_path: Path) -> None:
+def test_sqlite_index_rows_hold_the_scope_context_and_terms_in_order(tmp_path: Path) -> None:
     from zenbrain.storage.indexes import IndexedText
-    from zenbrain.storage.scopes import scope_tokens, scoped_terms
+    from zenbrain.storage.scopes import scope_tokens
 
     rows = [
         IndexedText(1, "ns", "semantic", None, ["kiel", "harbour", "kiel"]),
         IndexedText(2, "ns", "semantic", "work", []),
         IndexedText(3, "other", "episodic", "work", ["x"]),
     ]
-    with MemoryCoordinator(str(tmp_path / "fts.db")) as memory:
+    with MemoryCoordinator(str(tmp_path / "terms.db")) as memory:
         db = memory.database
         with db.write() as conn:
             for row in rows:
                 conn.execute(memories.insert().values(memory_row_values(row.pk)))
             db.lexical.add(conn, rows)
         with db.read() as conn:
-            stored: dict[int, str] = dict(
-                conn.exec_driver_sql("SELECT rowid, terms FROM zb_fts").all()
-            )
+            stored = {
+                pk: (scope, ctx, terms)
+                for pk, scope, ctx, terms in conn.exec_driver_sql(
+                    "SELECT memory_pk, scope, ctx, terms FROM zb_lexical"
+                )
+            }
     for row in rows:
-        scope, _ = scope_tokens(row.namespace, row.layer, row.context)
-        assert stored[row.pk] == " ".join([scope, *scoped_terms(scope, row.terms)])
+        scope, ctx = scope_tokens(row.namespace, row.layer, row.context)
+        assert stored[row.pk] == (scope, ctx or "", " ".join(row.terms))
 
 
 def memory_row_values(pk: int) -> dict[str, Any]:
     at = datetime(2031, 1, 1)
     return {
-        "pk": pk, "id": f"fts-{pk}", "namespace": "ns", "layer": "semantic", "content": "x",
-        "metadata": {}, "created_at": at, "updated_at": at,
+        "pk": pk, "id": f"terms-{pk}", "namespace": "ns", "layer": "semantic", "content": "x",
+        "content_hash": content_hash("x"), "metadata": {}, "created_at": at, "updated_at": at,
     }  # fmt: skip

@@ -1,11 +1,11 @@
 """The read side of a lexical index whose postings each process holds in memory.
 
-Both back ends keep their index on disk as the record (SQLite: FTS5; PostgreSQL: a table
-with a ``tsvector``) and answer searches from :class:`~zenbrain.storage.postings.ScopePostings`
-loaded from it: candidates, BM25's statistics and each candidate's terms and time then cost
-a few numpy operations instead of reading and ranking every matching row. What differs is
-how a back end learns what other writers changed; a subclass provides that as
-:meth:`HeldPostingsIndex._postings`.
+Both back ends keep each memory's index terms on disk as the record (SQLite: a plain table;
+PostgreSQL: a table with the terms in order and a ``tsvector``) and answer searches from
+:class:`~zenbrain.storage.postings.ScopePostings` loaded from it: candidates, BM25's
+statistics and each candidate's terms and time then cost a few numpy operations instead of
+reading and ranking every matching row. What differs is how a back end learns what other
+writers changed; a subclass provides that as :meth:`HeldPostingsIndex._postings`.
 """
 
 from __future__ import annotations

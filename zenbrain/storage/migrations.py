@@ -46,7 +46,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
-from sqlalchemy import Column, Connection, Integer, MetaData, String, Table, inspect, select, text
+from sqlalchemy import (
+    Column,
+    Connection,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    bindparam,
+    inspect,
+    select,
+    text,
+    update,
+)
 
 from zenbrain.errors import SchemaVersionError, StorageError, ZenbrainError
 from zenbrain.storage.dialect import POSTGRES_MIGRATION_LOCK
@@ -148,6 +160,44 @@ def _postgres_ordered_terms(db: Database, conn: Connection) -> None:
     rebuild_lexical_index(db, conn)
 
 
+def _content_hashes(db: Database, conn: Connection) -> None:
+    """Exact content is looked up by its hash (``zb_memories.content_hash``) instead of an
+    index holding every memory's text again, which cost each write a random page of a large
+    index: give every stored memory its hash, then swap the indexes."""
+    from zenbrain.storage.records import content_hash
+
+    add_column(conn, "zb_memories", "content_hash BIGINT NOT NULL DEFAULT 0")
+    fill = (
+        update(memories)
+        .where(memories.c.pk == bindparam("memory_pk"))
+        .values(content_hash=bindparam("hash"))
+    )
+    after = 0
+    while rows := conn.execute(
+        select(memories.c.pk, memories.c.content)
+        .where(memories.c.pk > after)
+        .order_by(memories.c.pk)
+        .limit(_REINDEX_BATCH)
+    ).all():
+        conn.execute(fill, [{"memory_pk": pk, "hash": content_hash(body)} for pk, body in rows])
+        after = rows[-1].pk
+    conn.exec_driver_sql("DROP INDEX IF EXISTS zb_memories_content")
+    conn.exec_driver_sql(
+        "CREATE INDEX IF NOT EXISTS zb_memories_content_hash ON zb_memories "
+        "(namespace, content_hash)"
+    )
+
+
+def _sqlite_plain_terms(db: Database, conn: Connection) -> None:
+    """SQLite keeps each memory's terms in a plain table (``zb_lexical``, created on open)
+    instead of FTS5 (``zb_fts``), whose inverted index no search read any more: drop it and
+    index every memory again."""
+    if db.dialect != "sqlite":
+        return
+    conn.exec_driver_sql("DROP TABLE IF EXISTS zb_fts")
+    rebuild_lexical_index(db, conn)
+
+
 def _record_text_version(db: Database, conn: Connection) -> None:
     """Stores from before the text version was recorded were indexed with version 1 (the
     only one there was); record that, so a later change of tokenisation is noticed."""
@@ -161,6 +211,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "postgres_lexical_counts", _postgres_lexical_counts),
     Migration(2, "record_text_version", _record_text_version),
     Migration(3, "postgres_ordered_terms", _postgres_ordered_terms),
+    Migration(4, "content_hashes", _content_hashes),
+    Migration(4, "sqlite_plain_terms", _sqlite_plain_terms),
 )
 
 if MIGRATIONS[-1].version != SCHEMA_VERSION:  # pragma: no cover - a developer's mistake
@@ -342,10 +394,8 @@ def rebuild_lexical_index(db: Database, conn: Connection) -> int:
 
     # Start from an empty index (and the counts kept beside it), then add every memory:
     # the counts are then right by construction, whatever state the old index was in.
-    derived = ("zb_fts",) if db.dialect == "sqlite" else ("zb_lexical",)
-    for table in derived:
-        if inspect(conn).has_table(table):
-            conn.exec_driver_sql(f"DELETE FROM {table}")
+    if inspect(conn).has_table("zb_lexical"):
+        conn.exec_driver_sql("DELETE FROM zb_lexical")
     if db.dialect == "sqlite" and inspect(conn).has_table("zb_lexical_lengths"):
         # Emptied, not deleted: each scope's change count must only grow, so that postings
         # held by other processes see that every memory changed (storage/sqlite.py).

@@ -1,15 +1,16 @@
 """One scope's postings held in memory: lexical candidates without walking the index on disk.
 
-FTS5 finds the rows holding a query's words quickly, but ranking them with ``bm25()`` costs
-about a microsecond per matching row, and at 100k memories a question matches thousands.
-:class:`ScopePostings` keeps, for each term of a scope (a namespace and layer), the
-positions of the memories holding it and how often, in compact arrays; picking the best
-candidates is then a few numpy operations over those arrays. The score is BM25's relevance
+Ranking the rows that hold a query's words on disk (FTS5's ``bm25()``, PostgreSQL's
+``ts_rank``) costs about a microsecond per matching row, and at 100k memories a question
+matches thousands. :class:`ScopePostings` keeps, for each term of a scope (a namespace and
+layer), the positions of the memories holding it and how often, in compact arrays; picking
+the best candidates is then a few numpy operations over those arrays. The score is BM25's relevance
 as :mod:`zenbrain.ranking` defines it (without proximity, which the ranking adds when it
 re-scores the candidates from their stored terms).
 
 Nothing here touches the database: :class:`~zenbrain.storage.sqlite.SqliteLexicalIndex`
-fills a :class:`ScopePostings` from ``zb_fts`` and keeps it in step with other processes.
+(and its PostgreSQL counterpart) fills a :class:`ScopePostings` from each memory's stored
+terms and keeps it in step with other processes.
 Not thread-safe on its own: callers hold one lock around every method.
 """
 

@@ -42,7 +42,7 @@ from zenbrain.storage.reads import (
     latest_statement,
     memory_select,
 )
-from zenbrain.storage.records import NewMemory, indexed_text
+from zenbrain.storage.records import NewMemory, content_hash, indexed_text
 from zenbrain.storage.schema import (
     consolidation_links,
     core_blocks,
@@ -250,7 +250,7 @@ class Repository:
         conn.execute(
             update(memories)
             .where(memories.c.pk == row.pk)
-            .values(content=content, updated_at=to_db(now))
+            .values(content=content, content_hash=content_hash(content), updated_at=to_db(now))
         )
         self.database.lexical.remove(conn, [row.pk])
         text = indexed_text("core", content, label=row.label)
@@ -281,6 +281,7 @@ class Repository:
             conn.execute(
                 select(memories.c.id, memories.c.layer).where(
                     memories.c.namespace == self.namespace,
+                    memories.c.content_hash.in_({content_hash(c) for c in contents}),
                     memories.c.content.in_(contents),
                     memories.c.id.not_in(list(exclude_ids)),
                 )
@@ -350,6 +351,7 @@ class Repository:
                 memories.c.namespace == self.namespace,
                 memories.c.layer == "semantic",
                 memories.c.source == "consolidation",
+                memories.c.content_hash == content_hash(content),
                 memories.c.content == content,
             )
         ).scalar()

@@ -50,7 +50,7 @@ __all__ = [
     "vectors",
 ]
 
-SCHEMA_VERSION = 3  # the last step of zenbrain/storage/migrations.py
+SCHEMA_VERSION = 4  # the last step of zenbrain/storage/migrations.py
 
 metadata = MetaData()
 _PK = BigInteger().with_variant(Integer, "sqlite")  # INTEGER PRIMARY KEY is SQLite's rowid
@@ -70,6 +70,7 @@ memories = Table(
     Column("namespace", String(200), nullable=False),
     Column("layer", String(20), nullable=False),
     Column("content", Text, nullable=False),
+    Column("content_hash", BigInteger, nullable=False),  # records.content_hash(content)
     Column("context", String(200)),
     Column("emotional_weight", Float),
     Column("confidence", Float),
@@ -78,7 +79,7 @@ memories = Table(
     Column("created_at", DateTime, nullable=False),
     Column("updated_at", DateTime, nullable=False),
     Index("zb_memories_scope_time", "namespace", "layer", "created_at"),
-    Index("zb_memories_content", "namespace", "content"),
+    Index("zb_memories_content_hash", "namespace", "content_hash"),
     sqlite_autoincrement=True,  # keys are never reused, so index caches can trust them
 )
 

@@ -1,5 +1,5 @@
-"""SQLite specifics: connection pragmas, and FTS5 with postings held in memory for words
-(:mod:`.postings`; vectors: :mod:`.sqlite_vectors`)."""
+"""SQLite specifics: connection pragmas, and each memory's index terms in a plain table
+with postings held in memory for words (:mod:`.postings`; vectors: :mod:`.sqlite_vectors`)."""
 
 from __future__ import annotations
 
@@ -31,20 +31,16 @@ _READ_CHUNK = 4096
 _ROWS = (
     # The time as whole microseconds since the epoch, worked out by SQLite: the stored text
     # is "YYYY-MM-DD HH:MM:SS.ffffff" (SQLAlchemy's DateTime), seconds then the fraction.
-    "SELECT f.rowid, f.ctx, f.terms, "
+    "SELECT f.memory_pk, f.ctx, f.terms, "
     "CAST(strftime('%s', m.created_at) AS INTEGER) * 1000000"
-    " + CAST(substr(m.created_at, 21, 6) AS INTEGER) FROM zb_fts f "
-    "LEFT JOIN zb_memories m ON m.pk = f.rowid"
+    " + CAST(substr(m.created_at, 21, 6) AS INTEGER) FROM zb_lexical f "
+    "LEFT JOIN zb_memories m ON m.pk = f.memory_pk"
 )
 
 
 def _stored_terms(stored: str) -> tuple[str, ...]:
-    """The index terms of a ``zb_fts`` row: the scope token, then each term behind that same
-    token (see :meth:`SqliteLexicalIndex.add`), so "S Sa Sb" holds the terms "a" and "b"."""
-    width = stored.find(" ")
-    if width < 0:
-        return ()
-    return tuple(stored[2 * width + 1 :].split(" " + stored[:width]))
+    """The index terms of a ``zb_lexical`` row, stored in order and joined by spaces."""
+    return tuple(stored.split(" ")) if stored else ()
 
 
 def configure_sqlite_engine(engine: Engine, *, wal: bool) -> None:
@@ -72,8 +68,12 @@ def configure_sqlite_engine(engine: Engine, *, wal: bool) -> None:
 
 
 class SqliteLexicalIndex(HeldPostingsIndex):
-    """An FTS5 table of each memory's scoped terms (see :func:`scoped_terms`), plus its
-    context token for searches limited to a context.
+    """``zb_lexical``: each memory's index terms in order, its scope token (namespace and
+    layer, see :func:`scope_tokens`) and its context token, with an index on scope and key.
+
+    A plain table, not FTS5: every search runs on the postings held in memory, so the only
+    lookup the table needs is "this scope's rows", and an FTS5 inverted index of every term
+    cost each write more than the rest of the row did.
 
     Beside it, ``zb_lexical_lengths`` keeps each scope's number of memories, their total
     length in index terms (BM25's average length) and a count of changes, updated with every
@@ -81,14 +81,18 @@ class SqliteLexicalIndex(HeldPostingsIndex):
 
     Candidates, per-term document counts and each candidate's terms come from each scope's
     postings held in memory (:class:`ScopePostings`),
-    loaded from ``zb_fts`` on the first search and kept in step with every writer: a search
+    loaded from ``zb_lexical`` on the first search and kept in step with every writer: a search
     reads the scope's change count, and when it moved, the rows added since (keys only grow)
     and the removals logged in ``zb_lexical_removed`` since. Changes those do not account
     for exactly (a log pruned past this copy, a re-indexed store) reload the scope."""
 
     def install(self, conn: Connection) -> None:
         conn.exec_driver_sql(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS zb_fts USING fts5(ctx, terms, tokenize='ascii')"
+            "CREATE TABLE IF NOT EXISTS zb_lexical (memory_pk INTEGER PRIMARY KEY,"
+            " scope TEXT NOT NULL, ctx TEXT NOT NULL, terms TEXT NOT NULL)"
+        )
+        conn.exec_driver_sql(
+            "CREATE INDEX IF NOT EXISTS zb_lexical_scope ON zb_lexical (scope, memory_pk)"
         )
         conn.exec_driver_sql(
             "CREATE TABLE IF NOT EXISTS zb_lexical_removed ("
@@ -112,11 +116,9 @@ class SqliteLexicalIndex(HeldPostingsIndex):
         )
         conn.exec_driver_sql(
             "INSERT INTO zb_lexical_lengths (scope, documents, length) "
-            "SELECT scope, count(*), sum(spaces) FROM ("
-            " SELECT CASE WHEN instr(terms, ' ') > 0 THEN substr(terms, 1, instr(terms, ' ') - 1)"
-            " ELSE terms END AS scope,"
-            " length(terms) - length(replace(terms, ' ', '')) AS spaces FROM zb_fts"
-            ") GROUP BY scope"
+            "SELECT scope, count(*), sum(CASE WHEN terms = '' THEN 0"
+            " ELSE length(terms) - length(replace(terms, ' ', '')) + 1 END)"
+            " FROM zb_lexical GROUP BY scope"
         )
 
     @staticmethod
@@ -142,15 +144,12 @@ class SqliteLexicalIndex(HeldPostingsIndex):
             if where not in tokens:  # a batch has few scopes: hash each once
                 tokens[where] = scope_tokens(*where)
             scope, ctx = tokens[where]
-            # The scope token, then each term prefixed with it (scoped_terms), in one join.
-            glue = " " + scope
-            terms = scope + glue + glue.join(row.terms) if row.terms else scope
-            params.append((row.pk, ctx or "", terms))
+            params.append((row.pk, scope, ctx or "", " ".join(row.terms)))
             docs, length, changed = changes.get(scope, (0, 0, 0))
             changes[scope] = (docs + 1, length + len(row.terms), changed + 1)
         # The DB-API directly: one executemany instead of SQLAlchemy's per-row processing.
         conn.connection.driver_connection.executemany(  # type: ignore[union-attr]
-            "INSERT INTO zb_fts(rowid, ctx, terms) VALUES (?, ?, ?)", params
+            "INSERT INTO zb_lexical (memory_pk, scope, ctx, terms) VALUES (?, ?, ?, ?)", params
         )
         self._count_lengths(conn, changes)
 
@@ -158,23 +157,22 @@ class SqliteLexicalIndex(HeldPostingsIndex):
         if not pks:
             return
         found = conn.execute(
-            text("SELECT rowid, terms FROM zb_fts WHERE rowid IN :pks").bindparams(
-                bindparam("pks", expanding=True)
-            ),
+            text(
+                "SELECT memory_pk, scope, terms FROM zb_lexical WHERE memory_pk IN :pks"
+            ).bindparams(bindparam("pks", expanding=True)),
             {"pks": list(pks)},
         ).all()
         changes: dict[str, tuple[int, int, int]] = {}
         removed: list[tuple[str, int]] = []
-        for pk, stored in found:
-            tokens = str(stored).split(" ")
-            docs, length, changed = changes.get(tokens[0], (0, 0, 0))
-            changes[tokens[0]] = (docs - 1, length - (len(tokens) - 1), changed + 1)
-            removed.append((tokens[0], int(pk)))
+        for pk, scope, stored in found:
+            docs, length, changed = changes.get(scope, (0, 0, 0))
+            changes[scope] = (docs - 1, length - len(_stored_terms(stored)), changed + 1)
+            removed.append((scope, int(pk)))
         if not removed:
             return
         driver = conn.connection.driver_connection
         driver.executemany(  # type: ignore[union-attr]
-            "DELETE FROM zb_fts WHERE rowid = ?", [(pk,) for _, pk in removed]
+            "DELETE FROM zb_lexical WHERE memory_pk = ?", [(pk,) for _, pk in removed]
         )
         # Logged for the postings other processes hold (see the class docstring).
         removal_log.append(driver, "zb_lexical_removed", ("scope", "pk"), removed, REMOVAL_LOG_KEPT)
@@ -209,8 +207,8 @@ class SqliteLexicalIndex(HeldPostingsIndex):
             postings,
             self._read(
                 conn,
-                f"{_ROWS} WHERE zb_fts MATCH ? ORDER BY f.rowid",
-                (f'"{scope}"',),
+                f"{_ROWS} WHERE f.scope = ? ORDER BY f.memory_pk",
+                (scope,),
             ),
         )
         return postings
@@ -244,22 +242,18 @@ class SqliteLexicalIndex(HeldPostingsIndex):
         keys = list(gone)
         for begin in range(0, len(keys), _SQL_IN_CHUNK):
             part = keys[begin : begin + _SQL_IN_CHUNK]
-            again = [
-                row
-                for row in self._read(
-                    conn,
-                    f"{_ROWS} WHERE f.rowid IN ({','.join('?' * len(part))})",
-                    part,
-                )
-                if str(row[2]).split(" ", 1)[0] == scope
-            ]
+            again = self._read(
+                conn,
+                f"{_ROWS} WHERE f.scope = ? AND f.memory_pk IN ({','.join('?' * len(part))})",
+                (scope, *part),
+            )
             explained += self._add_rows(postings, again)
         explained += self._add_rows(
             postings,
             self._read(
                 conn,
-                f"{_ROWS} WHERE zb_fts MATCH ? AND f.rowid > ? ORDER BY f.rowid",
-                (f'"{scope}"', known),
+                f"{_ROWS} WHERE f.scope = ? AND f.memory_pk > ? ORDER BY f.memory_pk",
+                (scope, known),
             ),
         )
         return explained == changes - postings.changes and len(postings) == documents

@@ -20,7 +20,7 @@ from sqlalchemy import Connection, Table
 
 from zenbrain.layers import semantic as fsrs_review
 from zenbrain.storage.dialect import upsert_insert
-from zenbrain.storage.records import NewMemory
+from zenbrain.storage.records import NewMemory, content_hash
 from zenbrain.storage.timestamps import to_db
 
 __all__ = ["insert_many", "layer_rows", "memory_row"]
@@ -127,6 +127,7 @@ def memory_row(
         "namespace": namespace,
         "layer": item.layer,
         "content": item.content,
+        "content_hash": content_hash(item.content),
         "context": item.context,
         "emotional_weight": item.emotional_weight,
         "confidence": item.confidence,
