@@ -251,3 +251,25 @@ def memory_row_values(pk: int) -> dict[str, Any]:
         "pk": pk, "id": f"terms-{pk}", "namespace": "ns", "layer": "semantic", "content": "x",
         "content_hash": content_hash("x"), "metadata": {}, "created_at": at, "updated_at": at,
     }  # fmt: skip
+
+
+def test_memory_ids_are_uuid7_ordered_by_time_and_unique(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ids made in later milliseconds sort later (what keeps a batch's id-index inserts on
+    the same pages), each is a version-7 UUID, and none repeats."""
+    import uuid
+
+    from zenbrain.storage import records
+
+    clock = iter(range(1_700_000_000_000, 1_700_000_000_000 + 3_000))
+    monkeypatch.setattr(records.time, "time_ns", lambda: next(clock) * 1_000_000)
+    made = [records.new_memory_id() for _ in range(3_000)]
+    assert made == sorted(made)
+    assert len(set(made)) == len(made)
+    assert {(uuid.UUID(i).version, uuid.UUID(i).variant) for i in made} == {(7, uuid.RFC_4122)}
+    assert int(made[0][:12], 16) == 1_700_000_000_000  # the millisecond leads
+    monkeypatch.undo()
+    with MemoryCoordinator(str(tmp_path / "ids.db")) as memory:
+        stored = memory.store_many(["first fact", "second fact"])
+        assert all(uuid.UUID(i).version == 7 for i in stored)
