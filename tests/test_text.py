@@ -3,10 +3,15 @@ German are found as well as English ones (the seeds hold both)."""
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zenbrain import MemoryCoordinator
-from zenbrain.text import stem, tokenize
+from zenbrain.text import fold, stem, tokenize, words
 
 GERMAN = (
     "Am Wochenende segeln wir auf der Kieler Förde.",
@@ -50,3 +55,19 @@ def test_german_memories_are_found_by_inflected_queries(
         memory.store_many([{"content": text, "layer": "episodic"} for text in GERMAN])
         found = memory.recall(query, layers=["episodic"], limit=3, min_score=0.01)
     assert found and found[0].content == GERMAN[expected]
+
+
+def _reference_fold(text: str) -> str:
+    lowered = text.casefold().translate(
+        str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "æ": "ae", "ø": "oe"})
+    )
+    decomposed = unicodedata.normalize("NFKD", lowered)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+@settings(max_examples=400)
+@given(st.one_of(st.text(max_size=80), st.text(st.characters(max_codepoint=127), max_size=80)))
+def test_words_are_the_letter_and_digit_runs_of_the_folded_text(text: str) -> None:
+    # words() and fold() take a shortcut on ASCII text; it must agree with the plain rule.
+    assert fold(text) == _reference_fold(text)
+    assert words(text) == re.findall(r"[^\W_]+", _reference_fold(text))

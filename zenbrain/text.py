@@ -32,6 +32,11 @@ TEXT_VERSION = 1
 
 _TRANSLITERATION = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "æ": "ae", "ø": "oe"})
 _WORD = re.compile(r"[^\W_]+")
+# ASCII text folds to its lower case and its words are the runs of ASCII letters and digits,
+# so one bytes.translate (lower-case letters, blank all else) and a split find them.
+_ASCII_WORD_BYTES = bytes(
+    ord(char.lower() if char.isascii() and char.isalnum() else " ") for char in map(chr, range(256))
+)
 
 _STOPWORDS_RAW = """
 der die das den dem des ein eine einen einem einer eines und oder aber ist sind war waren wird
@@ -46,6 +51,8 @@ than then so if into about over also just very too any some all no yes up out
 
 def fold(text: str) -> str:
     """Lower-case ``text``, transliterate German umlauts and strip accents."""
+    if text.isascii():  # no umlaut or accent; casefold and lower agree on ASCII
+        return text.lower()
     lowered = text.casefold().translate(_TRANSLITERATION)
     if lowered.isascii():
         return lowered
@@ -58,6 +65,8 @@ STOPWORDS: frozenset[str] = frozenset(fold(w) for w in _STOPWORDS_RAW.split())
 
 def words(text: str) -> list[str]:
     """Every folded word of ``text`` in order, stopwords included."""
+    if text.isascii():
+        return text.encode("ascii").translate(_ASCII_WORD_BYTES).decode("ascii").split()
     return _WORD.findall(fold(text))
 
 
@@ -99,7 +108,7 @@ def tokenize(text: str) -> list[str]:
 
 def terms_of_words(folded: Sequence[str]) -> list[str]:
     """:func:`tokenize` of a text whose :func:`words` the caller has already."""
-    return [term for term in map(_term, folded) if term]
+    return list(filter(None, map(_term, folded)))  # no Python-level loop: runs per store
 
 
 @lru_cache(maxsize=65536)

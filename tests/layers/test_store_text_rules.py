@@ -169,8 +169,13 @@ _PIECES = [
     "happy", "GLÜCKLICH", "died", "wedding", "WOW", "AI", "EU", "LGBTQ", "ABC1", "_DEF",
     "Steps:", "how to", "ſtep", "ınstructions:", "workflow :", "Heute", "Monday", "I'm",
     "und", "ist", "the", "and", "is", "a", "1.", "-", "•", "Step 2:", "Schritte:",
+    # ASCII word starts and gaps the ASCII-only shortcuts must read alike
+    "3D", "x-Ray", "'Tim'", "-Bob-", "e.g.Foo", "42", "_", "\nhow to", "\n  Step 3",
 ]  # fmt: skip
-_GLUE = [" ", " ", " ", ", ", ". ", "! ", "? ", ": ", "\n", " (", ") ", '"', "; ", "…"]
+_GLUE = [
+    " ", " ", " ", ", ", ". ", "! ", "? ", ": ", "\n", " (", ") ", '"', "; ", "…", "\t", ".\t",
+    "\x1c", " 3 ", "-", "'", "",
+]  # fmt: skip
 _texts = st.lists(st.tuples(st.sampled_from(_PIECES), st.sampled_from(_GLUE)), max_size=40).map(
     lambda parts: "".join(piece + glue for piece, glue in parts)
 )

@@ -186,8 +186,9 @@ def _merge_lexicons() -> dict[str, _Entry]:
 _LEXICON: Final = _merge_lexicons()
 # tag_folded looks words up unfiltered: every lexicon word has _MIN_WORD_LENGTH letters or more.
 _CAPS_WORD = re.compile(r"[^\W\d_]{3,}")
-# In ASCII text: the runs of _CAPS_WORD that are all upper case.
-_SHOUTED_ASCII = re.compile(r"(?<![A-Za-z])[A-Z]{3,}(?![A-Za-z])")
+# In ASCII text: the runs of _CAPS_WORD that are all upper case. It opens with a letter, not
+# the look-behind, so the regex engine can skip ahead to the capitals.
+_SHOUTED_ASCII = re.compile(r"[A-Z](?<![A-Za-z][A-Z])[A-Z]{2,}(?![A-Za-z])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +226,7 @@ def tag_folded(text: str, folded: Sequence[str]) -> EmotionalTag:
     affect_hits = arousal_hits = 0
     significance_values: list[float] = []
     # Lexicon words are all long enough: look every word up, count the long ones if needed.
-    for entry in [e for e in map(_LEXICON.get, folded) if e is not None]:
+    for entry in filter(None, map(_LEXICON.get, folded)):  # the entries are non-empty tuples
         if entry.positive:
             pos_sum += entry.positive
             affect_hits += 1

@@ -36,6 +36,7 @@ Each entity has a display ``name`` (its first spelling) and a ``key``: the folde
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
@@ -64,6 +65,16 @@ MAX_NAME_LENGTH: Final = 200
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?…:;])\s+|\n+|[\"“”„«»()\[\]]")
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*")
 _WORD_SPLIT = re.compile(r"([^\W\d_][\w'’\-]*)")  # _WORD, captured: split keeps the words
+# The same on ASCII text (which has no ’), where an ASCII-only pattern runs faster.
+_ASCII_WORD_SPLIT = re.compile(r"([A-Za-z][\w'\-]*)", re.ASCII)
+# In ASCII text read backwards: a capitalised word with an earlier word of its sentence
+# before it. That is a capital opening a word (after digits, _, ' or - and a character no word
+# contains), then no letter and no _SENTENCE_BREAK (whitespace right after .!?:; is one),
+# then a letter. Backwards, so that a match can only start at a capital: the regex engine
+# skips straight to them.
+_ASCII_INNER_CAPITAL_BACKWARDS = re.compile(
+    r"[A-Z][\d_'\-]*(?![\w'\-])(?:[^A-Za-z\s\"()\[\]]|[^\S\n](?![.!?:;]))*[A-Za-z]"
+)
 _KEY_WORD = re.compile(r"[^\W_]+")
 _POSSESSIVE = re.compile(r"['’]s?$")
 
@@ -144,6 +155,9 @@ def entity_key(name: str) -> str:
     return " ".join(_KEY_WORD.findall(fold(name)))
 
 
+_cached_entity_key = lru_cache(maxsize=65536)(entity_key)  # names recur across texts
+
+
 def key_similarity(left: frozenset[str], right: frozenset[str]) -> float:
     """Word-Jaccard similarity of two entity keys' words (0 when either has none)."""
     if not left or not right:
@@ -160,10 +174,16 @@ def _is_capitalised(word: str) -> bool:
     return word[0].isupper()
 
 
-def _looks_german(text: str) -> bool:
-    words = _WORD.findall(fold(text))  # fold once: folding is per character anyway
-    german = sum(map(_GERMAN_MARKERS.__contains__, words))
-    english = sum(map(_ENGLISH_MARKERS.__contains__, words))
+def _looks_german(text: str, words: Sequence[str] | None = None) -> bool:
+    """Whether ``text`` has more German than English function words. ``words``: its
+    ``_WORD`` matches, if the caller has them; they are reused for ASCII text, whose folding
+    only lower-cases them."""
+    if words is not None and text.isascii():
+        folded = list(map(str.lower, words))
+    else:
+        folded = _WORD.findall(fold(text))  # fold once: folding is per character anyway
+    german = sum(map(_GERMAN_MARKERS.__contains__, folded))
+    english = sum(map(_ENGLISH_MARKERS.__contains__, folded))
     return german > english
 
 
@@ -172,53 +192,57 @@ def _clean(word: str) -> str:
     return _POSSESSIVE.sub("", word).strip("-'’")
 
 
-def _runs(sentence: str) -> list[tuple[list[str], int, str | None]]:
-    """Capitalised runs of ``sentence``: (words, index of first word, word before it)."""
-    first = _WORD.search(sentence)
-    if first is None:
-        return []
-    rest = sentence[first.end() :]
-    if sentence.islower() or rest.islower() or _WORD.search(rest) is None:
-        # No upper-case letter, or no word at all, after the first word (the common cases,
-        # e.g. a speaker's "Anna:"): at most that word.
-        word = first.group(0)
-        return [([word], 0, None)] if word[0].isupper() else []
-    # One split gives the words and what lies between them: [gap, word, gap, word, ..., gap].
-    parts = _WORD_SPLIT.split(sentence)
-    words = parts[1::2]
-    gaps = parts[2::2]  # gaps[i] lies between words[i] and words[i + 1]
-    capitalised = [w[0].isupper() for w in words]
-    runs: list[tuple[list[str], int, str | None]] = []
-    if True not in capitalised:
-        return runs
+# What lies between two neighbouring words of a text: only spaces (a run of names may go
+# on), something else inside one sentence (a run ends), or a sentence break.
+_JOINS, _SEPARATES, _BREAKS = 0, 1, 2
+_CACHED_GAP_LENGTH: Final = 8  # nearly every gap is this short: " ", ", ", "! ", " - "
+
+
+def _gap_kind(gap: str) -> int:
+    return _cached_gap_kind(gap) if len(gap) <= _CACHED_GAP_LENGTH else _classify_gap(gap)
+
+
+def _classify_gap(gap: str) -> int:
+    # A break inside a gap is a break of the whole text: break characters are never part of
+    # a word, and the character before a gap, a word's last, cannot open a break.
+    if _SENTENCE_BREAK.search(gap):
+        return _BREAKS
+    return _SEPARATES if gap.strip() else _JOINS
+
+
+_cached_gap_kind = lru_cache(maxsize=1024)(_classify_gap)
+
+
+def _runs(words: list[str], gaps: list[str]) -> list[tuple[list[str], bool, str | None]]:
+    """Capitalised runs of a text with these words and gaps (``gaps[i]`` lies between
+    ``words[i]`` and ``words[i + 1]``), in order: (words, whether the run opens a sentence,
+    the word before it in its sentence).
+
+    Sentences are read from the gaps, so the text is split into words only once.
+    """
     count = len(words)
-    i = 0
-    while i < count:
-        if not capitalised[i]:
-            i += 1
+    runs: list[tuple[list[str], bool, str | None]] = []
+    end = 0  # the words before ``end`` belong to a run already
+    for start in [i for i, word in enumerate(words) if word[0].isupper()]:
+        if start < end:
             continue
-        start = i
-        run = [words[i]]
-        j = i + 1
-        while j < count:
-            if gaps[j - 1].strip():  # punctuation ends a run
-                break
-            if capitalised[j]:
-                run.append(words[j])
+        j = start + 1
+        # A single space, the commonest gap by far, is tested without a call.
+        while j < count and (gaps[j - 1] == " " or _gap_kind(gaps[j - 1]) == _JOINS):
+            if words[j][0].isupper():
                 j += 1
                 continue
             # Particles ("von der") join the run only when a capitalised word follows them.
             k = j
-            while k + 1 < count and words[k].lower() in _PARTICLES and not gaps[k].strip():
+            while k + 1 < count and words[k].lower() in _PARTICLES and _gap_kind(gaps[k]) == _JOINS:
                 k += 1
-            if k > j and capitalised[k]:
-                run.extend(words[j : k + 1])
+            if k > j and words[k][0].isupper():
                 j = k + 1
                 continue
             break
-        previous = words[start - 1] if start > 0 else None
-        runs.append((run, start, previous))
-        i = j
+        opening = start == 0 or _gap_kind(gaps[start - 1]) == _BREAKS
+        runs.append((words[start:j], opening, None if opening else words[start - 1]))
+        end = j
     return runs
 
 
@@ -256,23 +280,23 @@ def extract_entities(text: str) -> list[Entity]:
     """Entity names in ``text``, first occurrence first, one per key."""
     if text.islower():  # no upper-case letter anywhere: no capitalised run
         return []
-    sentences = [s for s in _SENTENCE_BREAK.split(text) if s and s.strip()]
-    candidates: list[tuple[list[str], bool, str | None]] = []
-    inner_words: set[str] = set()
-    for sentence in sentences:
-        for run, start, previous in _runs(sentence):
-            opening = start == 0
-            candidates.append((run, opening, previous))
-            if not opening:
-                inner_words.update(_fold_word(_clean(w)) for w in run)
-    if not candidates:
-        return []
+    if text.isascii() and not _ASCII_INNER_CAPITAL_BACKWARDS.search(text[::-1]):
+        return []  # only lone sentence openers (the common case): none is a name, see below
+    # One split gives the words and what lies between them: [gap, word, gap, ..., word, gap].
+    parts = (_ASCII_WORD_SPLIT if text.isascii() else _WORD_SPLIT).split(text)
+    words = parts[1::2]
+    candidates = _runs(words, parts[2::2])
+    inner_words = {
+        _fold_word(_clean(word)) for run, opening, _ in candidates if not opening for word in run
+    }
+    if not inner_words and all(len(run) == 1 for run, _, _ in candidates):
+        return []  # only lone sentence openers (the common case): none is a name, see below
     # Whether the text reads as German, worked out only when a candidate depends on it.
     german_state: list[bool] = []
 
     def german() -> bool:
         if not german_state:
-            german_state.append(_looks_german(text))
+            german_state.append(_looks_german(text, words))
         return german_state[0]
 
     found: dict[str, Entity] = {}
@@ -288,11 +312,11 @@ def extract_entities(text: str) -> list[Entity]:
             particles = [i for i, w in enumerate(run) if w.lower() in _PARTICLES]
             if particles:
                 previous, run, opening = run[particles[-1]], run[particles[-1] + 1 :], False
-        words = _trim(run)
-        if not words:
+        kept = _trim(run)
+        if not kept:
             continue
-        if len(words) == 1:
-            word = words[0]
+        if len(kept) == 1:
+            word = kept[0]
             if len(word) < 2:
                 continue
             position = next(
@@ -303,8 +327,8 @@ def extract_entities(text: str) -> list[Entity]:
                 continue
             if german() and _german_noun(word, before):
                 continue
-        name = " ".join(words)[:MAX_NAME_LENGTH]
-        key = entity_key(name)
+        name = " ".join(kept)[:MAX_NAME_LENGTH]
+        key = _cached_entity_key(name)
         if key and key not in found:
             found[key] = Entity(name=name, key=key)
             if len(found) >= MAX_ENTITIES_PER_TEXT:

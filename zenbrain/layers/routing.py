@@ -27,18 +27,17 @@ _PROCEDURE_MARKERS = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 # The same markers split by where they may occur, for a fast check (see _has_marker): those
-# anchored at a line start, and those anywhere, each with words that every match contains.
+# anchored at a line start, and those anywhere (every match of which contains one of the
+# words _mentions_inline_marker_word looks for).
 _LINE_START_MARKERS = re.compile(
     r"^\s*how\s+to\b|^\s*step\s+\d|^\s*anleitung\b|^\s*so\s+geht",
     re.IGNORECASE | re.MULTILINE,
 )
-_LINE_START_WORDS = re.compile("how|step|anleitung|geht")
 _INLINE_MARKERS = re.compile(
     r"\bsteps?\s*:|\bstep-by-step\b|\bworkflow\s*:|\brecipe\s*:|\bprocedure\s*:"
     r"|\binstructions\s*:|\bschritte\s*:",
     re.IGNORECASE,
 )
-_INLINE_WORDS = re.compile("step|workflow|recipe|procedure|instructions|schritte")
 # The four non-ASCII letters IGNORECASE also matches to ASCII ones ("ſtep", "ınstructions").
 _ASCII_CASE_TWINS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
 _STEP_LINE = re.compile(
@@ -46,24 +45,44 @@ _STEP_LINE = re.compile(
 )
 
 
-def _step_lines(content: str) -> list[str]:
-    return [line for line in content.splitlines() if _STEP_LINE.match(line)]
-
-
 def is_step_like(content: str) -> bool:
     """True when ``content`` reads as instructions: a marker, or two or more step lines."""
-    return _has_marker(content) or len(_step_lines(content)) >= 2
+    return _has_marker(content) or _has_step_lines(content)
+
+
+def _has_step_lines(content: str) -> bool:
+    """Whether two or more lines of ``content`` are step lines (none in a one-line text)."""
+    lines = content.splitlines()
+    return len(lines) >= 2 and sum(1 for line in lines if _STEP_LINE.match(line)) >= 2
 
 
 def _has_marker(content: str) -> bool:
-    """``_PROCEDURE_MARKERS.search(content)``, faster: a marker's words must be in the text
-    before its pattern is tried, and the anchored markers fail fast away from line starts."""
-    lowered = content.translate(_ASCII_CASE_TWINS).lower()
-    if _INLINE_WORDS.search(lowered) and _INLINE_MARKERS.search(content):
+    """``_PROCEDURE_MARKERS.search(content)``, faster: an inline marker's words must be in
+    the text before its pattern is tried, and the anchored markers are tried only where a
+    line starts (the only places their ``^`` matches)."""
+    lowered = content.lower() if content.isascii() else content.translate(_ASCII_CASE_TWINS).lower()
+    if _mentions_inline_marker_word(lowered) and _INLINE_MARKERS.search(content):
         return True
-    if _LINE_START_WORDS.search(lowered):
-        return bool(_LINE_START_MARKERS.search(content))
+    if _LINE_START_MARKERS.match(content):
+        return True
+    newline = content.find("\n")
+    while newline != -1:
+        if _LINE_START_MARKERS.match(content, newline + 1):
+            return True
+        newline = content.find("\n", newline + 1)
     return False
+
+
+def _mentions_inline_marker_word(lowered: str) -> bool:
+    # Plain substring tests: faster than a regex or a loop over the words.
+    return (
+        "step" in lowered
+        or "workflow" in lowered
+        or "recipe" in lowered
+        or "procedure" in lowered
+        or "instructions" in lowered
+        or "schritte" in lowered
+    )
 
 
 def extract_steps(content: str) -> list[str]:
