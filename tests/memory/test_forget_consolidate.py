@@ -105,6 +105,19 @@ def test_stand_alone_duplicates_are_kept_and_listed(memory: MemoryCoordinator) -
     assert memory.get(two) is not None
 
 
+def test_a_core_block_given_new_content_is_found_as_a_duplicate_by_it(
+    memory: MemoryCoordinator,
+) -> None:
+    """Exact content is looked up by its hash: rewriting a core block must rehash it."""
+    memory.set_core_block("home", "I live in Hamburg")
+    memory.set_core_block("home", "I live in Kiel")
+    [block] = memory.find({}, layers=["core"])
+    moved = memory.store("I live in Kiel", layer="episodic")
+    stale = memory.store("I live in Hamburg", layer="episodic")
+    assert memory.forget(moved, "episodic").duplicates == [{"id": block.id, "layer": "core"}]
+    assert memory.forget(stale, "episodic").duplicates == []
+
+
 def test_unknown_id_is_not_an_error(memory: MemoryCoordinator) -> None:
     assert not memory.forget("no-such-id", "semantic").forgotten
     fid = memory.store("a fact")
