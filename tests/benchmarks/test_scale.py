@@ -371,6 +371,12 @@ def test_report_has_a_section_per_corpus_and_issue_15_targets(tiny_run: ScaleRun
     assert floor.met is False and "2.0× the floor" in floor.gap
     store = next(c for t, c in checks.items() if t.startswith("store_many ≥ 0.5×"))
     assert store.met is True
+    # Targets this run has no measurement for are named below the table, not in it.
+    targets = markdown_section(run).split("### Targets\n\n", 1)[1].split("\n### ", 1)[0]
+    table, _, below = targets.partition("\n\n")
+    million = "recall p50 ≤ 20 ms, hybrid, PostgreSQL + HNSW, 1M"
+    assert million not in table and "not run" not in table
+    assert below.startswith("Not measured in this run") and million in below
 
 
 @needs_locomo
