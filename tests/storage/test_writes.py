@@ -218,7 +218,9 @@ def test_sqlite_connections_get_a_page_cache_for_bulk_writes(tmp_path: Path) -> 
     assert (journal, synchronous) == ("wal", 1)  # durability unchanged: WAL, NORMAL
 
 
-def test_sqlite_index_rows_hold_the_scope_context_and_terms_in_order(tmp_path: Path) -> None:
+def test_sqlite_index_rows_hold_the_scope_context_and_terms_in_order(
+    tmp_path: Path, insert_memories: Any
+) -> None:
     from zenbrain.storage.indexes import IndexedText
     from zenbrain.storage.scopes import scope_tokens
 
@@ -230,8 +232,7 @@ def test_sqlite_index_rows_hold_the_scope_context_and_terms_in_order(tmp_path: P
     with MemoryCoordinator(str(tmp_path / "terms.db")) as memory:
         db = memory.database
         with db.write() as conn:
-            for row in rows:
-                conn.execute(memories.insert().values(memory_row_values(row.pk)))
+            insert_memories(conn, rows)
             db.lexical.add(conn, rows)
         with db.read() as conn:
             stored = {
@@ -243,14 +244,6 @@ def test_sqlite_index_rows_hold_the_scope_context_and_terms_in_order(tmp_path: P
     for row in rows:
         scope, ctx = scope_tokens(row.namespace, row.layer, row.context)
         assert stored[row.pk] == (scope, ctx or "", " ".join(row.terms))
-
-
-def memory_row_values(pk: int) -> dict[str, Any]:
-    at = datetime(2031, 1, 1)
-    return {
-        "pk": pk, "id": f"terms-{pk}", "namespace": "ns", "layer": "semantic", "content": "x",
-        "content_hash": content_hash("x"), "metadata": {}, "created_at": at, "updated_at": at,
-    }  # fmt: skip
 
 
 def test_memory_ids_are_uuid7_ordered_by_time_and_unique(
