@@ -39,18 +39,20 @@ back-filled into it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from sqlalchemy import (
     Column,
     Connection,
     Integer,
     MetaData,
+    Row,
+    Select,
     String,
     Table,
     bindparam,
@@ -172,15 +174,9 @@ def _content_hashes(db: Database, conn: Connection) -> None:
         .where(memories.c.pk == bindparam("memory_pk"))
         .values(content_hash=bindparam("hash"))
     )
-    after = 0
-    while rows := conn.execute(
-        select(memories.c.pk, memories.c.content)
-        .where(memories.c.pk > after)
-        .order_by(memories.c.pk)
-        .limit(_REINDEX_BATCH)
-    ).all():
-        conn.execute(fill, [{"memory_pk": pk, "hash": content_hash(body)} for pk, body in rows])
-        after = rows[-1].pk
+    for rows in _memories_in_pages(conn, select(memories.c.pk, memories.c.content)):
+        hashes = [{"memory_pk": row.pk, "hash": content_hash(row.content)} for row in rows]
+        conn.execute(fill, hashes)
     conn.exec_driver_sql("DROP INDEX IF EXISTS zb_memories_content")
     conn.exec_driver_sql(
         "CREATE INDEX IF NOT EXISTS zb_memories_content_hash ON zb_memories "
@@ -385,6 +381,17 @@ def migrate(db: Database) -> None:
             _set_meta(conn, "text_version", str(TEXT_VERSION))
 
 
+def _memories_in_pages(conn: Connection, query: Select[Any]) -> Iterator[Sequence[Row[Any]]]:
+    """The rows of ``query`` (which selects ``zb_memories.pk`` first) in pages of
+    :data:`_REINDEX_BATCH`, by key: each page is read after the caller wrote the last."""
+    after = 0
+    while rows := conn.execute(
+        query.where(memories.c.pk > after).order_by(memories.c.pk).limit(_REINDEX_BATCH)
+    ).all():
+        yield rows
+        after = int(rows[-1][0])
+
+
 def rebuild_lexical_index(db: Database, conn: Connection) -> int:
     """Re-tokenise every stored memory into the lexical index, in ``conn``'s transaction;
     returns how many memories were indexed. Used when :data:`~zenbrain.text.TEXT_VERSION`
@@ -406,41 +413,33 @@ def rebuild_lexical_index(db: Database, conn: Connection) -> int:
         # (storage/postgres_lexical.py): the rows were replaced without logging removals.
         conn.exec_driver_sql("UPDATE zb_lexical_sync SET pruned_by = pg_current_xact_id()")
     done = 0
-    after = 0
-    while True:
-        rows = conn.execute(
-            select(
-                memories.c.pk,
-                memories.c.namespace,
-                memories.c.layer,
-                memories.c.context,
-                memories.c.content,
-                procedures.c.steps,
-                procedures.c.outcome,
-                core_blocks.c.label,
-            )
-            .outerjoin(procedures, procedures.c.memory_pk == memories.c.pk)
-            .outerjoin(core_blocks, core_blocks.c.memory_pk == memories.c.pk)
-            .where(memories.c.pk > after)
-            .order_by(memories.c.pk)
-            .limit(_REINDEX_BATCH)
-        ).all()
-        if not rows:
-            break
-        pks = [int(row.pk) for row in rows]
+    query = (
+        select(
+            memories.c.pk,
+            memories.c.namespace,
+            memories.c.layer,
+            memories.c.context,
+            memories.c.content,
+            procedures.c.steps,
+            procedures.c.outcome,
+            core_blocks.c.label,
+        )
+        .outerjoin(procedures, procedures.c.memory_pk == memories.c.pk)
+        .outerjoin(core_blocks, core_blocks.c.memory_pk == memories.c.pk)
+    )
+    for rows in _memories_in_pages(conn, query):
         indexed = [
             IndexedText(
                 int(row.pk),
                 row.namespace,
                 row.layer,
                 row.context,
-                tokenize(row_indexed_text(row)),  # type: ignore[arg-type]
+                tokenize(row_indexed_text(row)),
             )
             for row in rows
         ]
         db.lexical.add(conn, indexed)
         done += len(rows)
-        after = pks[-1]
     # Counts kept beside the index are derived again, whatever state the old index was in.
     _postgres_lexical_counts(db, conn)
     return done
