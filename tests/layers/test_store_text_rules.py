@@ -7,15 +7,21 @@ present, on thousands of real conversation turns."""
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks.scale_locomo import default_locomo_path, load_turns
+from zenbrain import _validation as check
 from zenbrain.algorithms import emotional
+from zenbrain.errors import InvalidInputError
 from zenbrain.layers import cross_context as rules
 from zenbrain.layers import routing
+from zenbrain.layers.routing import extract_steps
+from zenbrain.layers.semantic import DEFAULT_FACT_CONFIDENCE
+from zenbrain.memory.store import prepare
 from zenbrain.text import STOPWORDS, stem, terms_of_words, tokenize, words
 
 # ---------------------------------------------------------------- reference: entity names
@@ -219,3 +225,44 @@ def test_the_fast_rules_agree_with_the_plain_ones_on_real_conversations() -> Non
         assert found == _reference_entities(text), text
         assert _tag(emotional.tag_folded(text, words(text))) == _reference_tag(text), text
         assert terms_of_words(words(text)) == tokenize(text), text
+
+
+@settings(max_examples=400)
+@given(_any_text)
+def test_the_stored_weight_is_the_tags_consolidation_weight(text: str) -> None:
+    _, arousal, _, significance = _reference_tag(text)
+    assert emotional.weight_folded(text, words(text)) == 0.4 * arousal + 0.6 * significance
+
+
+_NOW = datetime(2026, 1, 2, tzinfo=UTC)
+
+
+def test_arguments_not_given_are_stored_as_their_checks_leave_none() -> None:
+    # prepare() skips the checks of arguments left at None; what it stores must be what the
+    # checks make of None.
+    for text, layer in [("Anna met Bob in Berlin.", "semantic"), ("Step 1: boil", "procedural")]:
+        item = prepare(text, now=_NOW)
+        assert item.layer == layer
+        assert item.context == check.check_optional_text(None, "context")
+        source = check.check_optional_text(None, "source")
+        assert item.source == (source or "user" if layer == "semantic" else source)
+        assert item.metadata == check.check_metadata(None)
+        assert item.created_at == (check.check_created_at(None) or _NOW)
+        if layer == "procedural":
+            assert item.tools == (check.check_strings(None, "tools") or [])
+            assert item.steps == extract_steps(text)
+        else:
+            assert item.confidence == DEFAULT_FACT_CONFIDENCE
+        assert item.emotional_weight == emotional.tag_emotion(text).consolidation_weight
+
+
+@pytest.mark.parametrize(
+    ("argument", "value"),
+    [
+        ("context", ""), ("source", 5), ("emotional_weight", 1.5), ("confidence", True),
+        ("steps", "abc"), ("tools", [None]), ("metadata", [1]), ("created_at", "bad"),
+    ],
+)  # fmt: skip
+def test_arguments_given_are_still_checked(argument: str, value: object) -> None:
+    with pytest.raises(InvalidInputError, match=argument):
+        prepare("Anna met Bob.", now=_NOW, **{argument: value})

@@ -222,11 +222,31 @@ def tag_emotion(text: str) -> EmotionalTag:
 def tag_folded(text: str, folded: Sequence[str]) -> EmotionalTag:
     """:func:`tag_emotion` of ``text`` whose folded words (:func:`zenbrain.text.words`)
     the caller has already: storing tokenises a text once for tagging and indexing."""
+    sentiment, arousal, significance = _affect(text, folded)
+    return EmotionalTag(
+        sentiment=sentiment,
+        arousal=arousal,
+        valence=(sentiment + 1.0) / 2.0,
+        significance=significance,
+    )
+
+
+def weight_folded(text: str, folded: Sequence[str]) -> float:
+    """``tag_folded(text, folded).consolidation_weight`` without building the tag: storing
+    needs only the weight. Storing's helper, not re-exported by :mod:`zenbrain.algorithms`."""
+    _, arousal, significance = _affect(text, folded)
+    return _AROUSAL_SHARE * arousal + _SIGNIFICANCE_SHARE * significance
+
+
+def _affect(text: str, folded: Sequence[str]) -> tuple[float, float, float]:
+    """Sentiment, arousal and significance of ``text`` with these folded words."""
     pos_sum = neg_sum = arousal_sum = 0.0
     affect_hits = arousal_hits = 0
     significance_values: list[float] = []
+    # Most texts have no lexicon word: a set-style test finds that without a call per word.
     # Lexicon words are all long enough: look every word up, count the long ones if needed.
-    for entry in filter(None, map(_LEXICON.get, folded)):  # the entries are non-empty tuples
+    hits = () if _LEXICON.keys().isdisjoint(folded) else filter(None, map(_LEXICON.get, folded))
+    for entry in hits:  # the entries are non-empty tuples
         if entry.positive:
             pos_sum += entry.positive
             affect_hits += 1
@@ -279,13 +299,7 @@ def tag_folded(text: str, folded: Sequence[str]) -> EmotionalTag:
         if mean_affect > _STRONG_AFFECT_THRESHOLD:
             significance = max(significance, _STRONG_AFFECT_SIGNIFICANCE * mean_affect)
 
-    sentiment = max(-1.0, min(1.0, sentiment))
-    return EmotionalTag(
-        sentiment=sentiment,
-        arousal=arousal,
-        valence=(sentiment + 1.0) / 2.0,
-        significance=min(significance, 1.0),
-    )
+    return max(-1.0, min(1.0, sentiment)), arousal, min(significance, 1.0)
 
 
 def emotional_weight(text: str) -> float:

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from zenbrain import _validation as check
-from zenbrain.algorithms.emotional import tag_folded
+from zenbrain.algorithms.emotional import weight_folded
 from zenbrain.errors import InvalidInputError
 from zenbrain.layers.core import derive_label
 from zenbrain.layers.routing import extract_steps, route
@@ -55,12 +55,18 @@ def prepare(
     chosen = layer
     if chosen != "auto":
         chosen = check.check_layer(layer, STORABLE_LAYERS, aliases=True)
-    ctx = check.check_optional_text(context, "context")
-    weight = check.check_fraction(emotional_weight, "emotional_weight")
-    conf = check.check_fraction(confidence, "confidence")
-    src = check.check_optional_text(source, "source")
-    step_list = check.check_strings(steps, "steps")
-    tool_list = check.check_strings(tools, "tools") or []
+    # Arguments not given (None, as for every plain-string item of store_many) skip the
+    # call: each check lets None through unchanged, and the calls were a tenth of prepare.
+    ctx = None if context is None else check.check_optional_text(context, "context")
+    weight = (
+        None
+        if emotional_weight is None
+        else check.check_fraction(emotional_weight, "emotional_weight")
+    )
+    conf = None if confidence is None else check.check_fraction(confidence, "confidence")
+    src = None if source is None else check.check_optional_text(source, "source")
+    step_list = None if steps is None else check.check_strings(steps, "steps")
+    tool_list = [] if tools is None else check.check_strings(tools, "tools") or []
     if outcome is not None:
         if not isinstance(outcome, str) or len(outcome) > check.MAX_OUTCOME_CHARS:
             raise InvalidInputError(
@@ -68,11 +74,11 @@ def prepare(
                 f"got {check.shown(outcome)}"
             )
         check.check_storable(outcome, "outcome")
-    meta = check.check_metadata(metadata)
-    when = check.check_created_at(created_at) or now
+    meta = {} if metadata is None else check.check_metadata(metadata)
+    when = now if created_at is None else check.check_created_at(created_at) or now
     folded = words(text)  # once, for the emotion lexicon and the index terms
     if weight is None:
-        weight = tag_folded(text, folded).consolidation_weight
+        weight = weight_folded(text, folded)
     if chosen == "auto":
         chosen = route(text, emotional_weight=weight, confidence=conf, steps=step_list)
     item = NewMemory(
