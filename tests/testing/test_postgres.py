@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pgvector.sqlalchemy import Vector
 
 from zenbrain.errors import InvalidInputError
@@ -254,11 +256,57 @@ def test_failed_start_reports_the_log_and_cleans_up(base: Path) -> None:
         {"server_settings": {"shared_buffers": "1GB -c fsync=on"}},
         {"server_settings": {"work_mem": 64}},
         {"server_settings": ["shared_buffers"]},
+        {"server_settings": []},
+        {"required_extensions": "vector"},
+        {"optional_extensions": 5},
+        {"startup_timeout": "30"},
+        {"startup_timeout": float("inf")},
+        {"base_dir": 5},
     ],
 )
 def test_bad_options_are_rejected_before_anything_starts(options: dict[str, object]) -> None:
     with pytest.raises(InvalidInputError):
         ThrowawayPostgres(**options)  # type: ignore[arg-type]
+
+
+_ANY_VALUE = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(),
+    st.text(max_size=20),
+    st.binary(max_size=8),
+    st.lists(st.text(max_size=10), max_size=3),
+    st.dictionaries(st.text(max_size=10), st.one_of(st.text(max_size=10), st.integers())),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            name: _ANY_VALUE
+            for name in (
+                "database",
+                "user",
+                "required_extensions",
+                "optional_extensions",
+                "startup_timeout",
+                "base_dir",
+                "server_settings",
+            )
+        },
+    )
+)
+def test_any_options_are_accepted_or_refused_with_invalid_input(options: dict[str, object]) -> None:
+    # Construction starts nothing, so only the checks run: nothing but InvalidInputError.
+    try:
+        server = ThrowawayPostgres(**options)  # type: ignore[arg-type]
+    except InvalidInputError:
+        return
+    assert not server.running
+    assert all(isinstance(value, str) for value in server.server_settings.values())
 
 
 def test_external_url_is_used_without_starting_a_server(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -27,6 +27,7 @@ import atexit
 import contextlib
 import hashlib
 import itertools
+import math
 import os
 import re
 import shutil
@@ -35,7 +36,7 @@ import stat
 import subprocess
 import tempfile
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,15 @@ def _check_identifier(label: str, name: str) -> None:
             f"{label} name must be a lowercase SQL identifier (a-z, 0-9, '_', at most 63 "
             f"characters, not starting with a digit), got {name!r}."
         )
+
+
+def _checked_extensions(label: str, names: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(names, str | bytes) or not isinstance(names, Iterable):
+        raise InvalidInputError(f"{label} must be a sequence of extension names.")
+    checked = tuple(names)
+    for name in checked:
+        _check_identifier("extension", name)
+    return checked
 
 
 def _checked_settings(settings: Mapping[str, str]) -> dict[str, str]:
@@ -198,17 +208,24 @@ class ThrowawayPostgres:
     ) -> None:
         _check_identifier("database", database)
         _check_identifier("user", user)
-        for extension in (*required_extensions, *optional_extensions):
-            _check_identifier("extension", extension)
-        if isinstance(startup_timeout, bool) or not startup_timeout > 0:
-            raise InvalidInputError(f"startup_timeout must be positive, got {startup_timeout}.")
+        required = _checked_extensions("required_extensions", required_extensions)
+        optional = _checked_extensions("optional_extensions", optional_extensions)
+        if (
+            isinstance(startup_timeout, bool)
+            or not isinstance(startup_timeout, int | float)
+            or not 0 < startup_timeout < math.inf
+        ):
+            raise InvalidInputError(f"startup_timeout must be positive, got {startup_timeout!r}.")
+        if base_dir is not None and not isinstance(base_dir, str | os.PathLike):
+            raise InvalidInputError(f"base_dir must be a path, got {type(base_dir).__name__}.")
         self.database = database
         self.user = user
-        self.required_extensions = tuple(required_extensions)
-        self.optional_extensions = tuple(optional_extensions)
+        self.required_extensions = required
+        self.optional_extensions = optional
         self.startup_timeout = startup_timeout
         self._base_dir = Path(base_dir) if base_dir is not None else None
-        self.server_settings = {**_SERVER_SETTINGS, **_checked_settings(server_settings or {})}
+        settings = {} if server_settings is None else server_settings
+        self.server_settings = {**_SERVER_SETTINGS, **_checked_settings(settings)}
         self._root: Path | None = None
         self._port: int | None = None
         self._installed_extensions: tuple[str, ...] = ()
