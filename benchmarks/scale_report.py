@@ -568,9 +568,9 @@ def findings(run: ScaleRun) -> list[str]:
             "DB-API `executemany`. Heaviest parts in the profile (per "
             f"memory): {_top_zenbrain(run, 'store_many')}. What is left is Python work per "
             "memory (validation, emotion tagging, routing, tokenising, entity extraction: "
-            "about 60% of the time) and SQLite's own (about 40%): the memory row with its "
-            "indexes, of which the content hash's takes a random page per insert, and the "
-            "fact's schedule."
+            "about 60% of the time) and SQLite's own (about 40%): the rows of four tables "
+            "and their indexes, of which the entity mentions' takes a page per entity a batch "
+            "names."
         )
     return lines
 

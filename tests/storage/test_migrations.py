@@ -45,6 +45,8 @@ def _restore_sql(url: str, script: Path) -> None:
         pytest.param("v2-postgres.sql", marks=pytest.mark.postgres),
         "v3.db",
         pytest.param("v3-postgres.sql", marks=pytest.mark.postgres),
+        "v4.db",
+        pytest.param("v4-postgres.sql", marks=pytest.mark.postgres),
     ]
 )
 def old_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
@@ -111,7 +113,7 @@ def test_a_previous_release_store_migrates_and_keeps_everything(old_store: str) 
                 assert len(found) == 5
             finally:
                 lexical_only.close()
-        _assert_step_4(memory)
+        _assert_steps_4_and_5(memory)
         # New writes work on the migrated store, with the old vectors and model.
         new_id = memory.store("A new fact about otters after the upgrade", layer="semantic")
         assert memory.get(new_id) is not None
@@ -121,15 +123,24 @@ def test_a_previous_release_store_migrates_and_keeps_everything(old_store: str) 
         assert forgotten.duplicates == [{"id": twin, "layer": "episodic"}]
 
 
-def _assert_step_4(memory: MemoryCoordinator) -> None:
-    """Every memory has its content's hash, exact content is looked up by it, and SQLite
-    holds its terms in ``zb_lexical`` (FTS5's ``zb_fts`` is gone), one row per memory."""
+def _assert_steps_4_and_5(memory: MemoryCoordinator) -> None:
+    """Every memory has its content's hash, exact content is looked up by it through an index
+    that leads with the key block (step 5), and SQLite holds its terms in ``zb_lexical``
+    (FTS5's ``zb_fts`` is gone), one row per memory."""
     db = memory.database
     with db.read() as conn:
         stored = conn.exec_driver_sql("SELECT content, content_hash FROM zb_memories").all()
         assert stored and all(hashed == content_hash(body) for body, hashed in stored)
-        indexes = {i["name"] for i in inspect(conn).get_indexes("zb_memories")}
-        assert "zb_memories_content_hash" in indexes and "zb_memories_content" not in indexes
+        # Read from the catalogue: SQLAlchemy's reflection skips indexes on expressions.
+        indexes = set(
+            conn.exec_driver_sql(
+                "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'zb_memories'"
+                if db.dialect == "sqlite"
+                else "SELECT indexname FROM pg_indexes WHERE tablename = 'zb_memories'"
+            ).scalars()
+        )
+        assert "zb_memories_content_by_block" in indexes
+        assert not indexes & {"zb_memories_content_hash", "zb_memories_content"}
         lexical_rows = conn.exec_driver_sql("SELECT count(*) FROM zb_lexical").scalar()
         assert lexical_rows == len(stored)
         if db.dialect == "sqlite":
@@ -221,6 +232,15 @@ def test_a_failing_step_rolls_back_alone_and_runs_on_the_next_open(
             conn.execute(text("SELECT title FROM zb_sessions")).all()
     MemoryCoordinator(store_location).close()
     assert calls == ["ran", "ran"]  # once failed and rolled back, once applied, then never
+
+
+def test_the_version_4_sqlite_fixture_is_still_the_old_schema() -> None:
+    with sqlite3.connect(FIXTURES / "v4.db") as conn:
+        version = conn.execute("SELECT value FROM zb_meta WHERE key='schema_version'").fetchone()
+        indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    assert version == ("4",)
+    assert "zb_memories_content_hash" in indexes
+    assert "zb_memories_content_by_block" not in indexes
 
 
 def test_the_version_3_sqlite_fixture_is_still_the_old_schema() -> None:

@@ -19,6 +19,7 @@ from sqlalchemy import (
     Row,
     Select,
     Table,
+    bindparam,
     delete,
     func,
     or_,
@@ -44,7 +45,9 @@ from zenbrain.storage.reads import (
 )
 from zenbrain.storage.records import NewMemory, content_hash, indexed_text
 from zenbrain.storage.schema import (
+    CONTENT_HASH_KEY_BLOCK,
     consolidation_links,
+    content_key_block,
     core_blocks,
     facts,
     interactions,
@@ -277,15 +280,30 @@ class Repository:
     def same_content(
         self, conn: Connection, contents: set[str], exclude_ids: Sequence[str]
     ) -> list[Any]:
+        if not contents:
+            return []
         return list[Any](
             conn.execute(
                 select(memories.c.id, memories.c.layer).where(
-                    memories.c.namespace == self.namespace,
-                    memories.c.content_hash.in_({content_hash(c) for c in contents}),
-                    memories.c.content.in_(contents),
+                    self._with_content(conn, contents),
                     memories.c.id.not_in(list(exclude_ids)),
                 )
             ).all()
+        )
+
+    def _with_content(self, conn: Connection, contents: set[str]) -> ColumnElement[bool]:
+        """This namespace's memories whose content is one of ``contents``, found through the
+        content-hash index: one probe per key block (see
+        :func:`~zenbrain.storage.schema.content_key_block`) and hash, the content itself
+        compared as well, so a hash collision never matches."""
+        newest = conn.execute(select(func.max(memories.c.pk))).scalar()
+        blocks = list(range(int(newest or 0) // CONTENT_HASH_KEY_BLOCK + 1))
+        # Written into the statement: a huge store's blocks must not use up bound parameters.
+        return (
+            (memories.c.namespace == self.namespace)
+            & content_key_block().in_(bindparam("key_blocks", blocks, literal_execute=True))
+            & memories.c.content_hash.in_({content_hash(c) for c in contents})
+            & memories.c.content.in_(contents)
         )
 
     def all_pks(self, conn: Connection) -> list[int]:
@@ -347,13 +365,13 @@ class Repository:
 
     def consolidated_fact(self, conn: Connection, content: str) -> str | None:
         return conn.execute(
-            select(memories.c.id).where(
-                memories.c.namespace == self.namespace,
+            select(memories.c.id)
+            .where(
+                self._with_content(conn, {content}),
                 memories.c.layer == "semantic",
                 memories.c.source == "consolidation",
-                memories.c.content_hash == content_hash(content),
-                memories.c.content == content,
             )
+            .limit(1)
         ).scalar()
 
     def link(self, conn: Connection, episode_id: str, fact_id: str, now: datetime) -> bool:
