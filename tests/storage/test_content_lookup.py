@@ -75,7 +75,7 @@ def test_a_lookup_by_content_uses_the_key_block_index(memory: MemoryCoordinator)
 def test_a_lookup_in_a_store_with_few_memories_finds_exactly_the_twins(
     memory: MemoryCoordinator, count: int
 ) -> None:
-    """With no other memory, and with one, the newest key is in block 0: one probe."""
+    """With no other memory, and with one: every key is in the first block."""
     _fill(memory, count)
     lone = memory.store(NEEDLE, layer="semantic")
     assert memory.forget(lone, "semantic").duplicates == []

@@ -297,7 +297,10 @@ class Repository:
         :func:`~zenbrain.storage.schema.content_key_block`) and hash, the content itself
         compared as well, so a hash collision never matches."""
         newest = conn.execute(select(func.max(memories.c.pk))).scalar()
-        blocks = list(range(int(newest or 0) // CONTENT_HASH_KEY_BLOCK + 1))
+        # One block more than the newest key needs: on PostgreSQL each statement sees the
+        # writes committed before it, so memories stored between these two statements
+        # (keys above ``newest``) are probed too.
+        blocks = list(range(int(newest or 0) // CONTENT_HASH_KEY_BLOCK + 2))
         # Written into the statement: a huge store's blocks must not use up bound parameters.
         return (
             (memories.c.namespace == self.namespace)

@@ -98,7 +98,7 @@ def content_key_block() -> ColumnElement[int]:
     grows with the store, so a batch of 1,000 rewrote about 500 pages of it (half of all the
     pages a batch wrote, at 100k memories). Keys grow with time, so a batch's entries share
     the newest block and its few pages. A lookup by hash then probes each block (at 1M
-    memories, 245 short index descents), which forgetting and consolidation, the only
+    memories, about 250 short index descents), which forgetting and consolidation, the only
     lookups, can afford."""
     # A literal, not a bound parameter: a plan made before the value is known (PostgreSQL's
     # generic plans of prepared statements) must still see the indexed expression.
