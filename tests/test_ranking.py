@@ -6,12 +6,17 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zenbrain import MemoryCoordinator
 from zenbrain.ranking import (
     CONVERSATION_GAP,
     NEIGHBOUR_WEIGHT,
+    EncodedDocuments,
+    LexicalQuery,
     idf,
     lexical_score,
     query_weights,
@@ -98,3 +103,45 @@ def test_memories_stored_days_apart_lend_nothing(tmp_path: Path) -> None:
     assert together[notes[1]] == pytest.approx(
         apart[notes[1]] + NEIGHBOUR_WEIGHT * apart[notes[0]] * (1 - apart[notes[1]]), abs=1e-5
     )
+
+
+_WORDS = ["harbour", "kiel", "förde", "sail", "boat", "tea", "garden", "rain"]
+
+
+def _encoded(docs: list[list[str]]) -> EncodedDocuments:
+    vocabulary = list(dict.fromkeys(word for doc in docs for word in doc))
+    numbers = {word: number for number, word in enumerate(vocabulary)}
+    terms = np.array([numbers[word] for doc in docs for word in doc], dtype=np.int32)
+    return EncodedDocuments(terms, np.array([len(doc) for doc in docs]), numbers, vocabulary)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    query=st.lists(st.sampled_from([*_WORDS, "absent"]), min_size=0, max_size=6),
+    docs=st.lists(st.lists(st.sampled_from(_WORDS), max_size=12), max_size=8),
+    weights=st.dictionaries(
+        st.sampled_from([*_WORDS, "absent"]), st.floats(0.0, 5.0, allow_nan=False)
+    ),
+    average_length=st.one_of(st.none(), st.floats(0.0, 20.0, allow_nan=False)),
+    b=st.sampled_from([0.0, 0.75, 1.0]),
+)
+def test_documents_scored_together_score_as_each_alone(
+    query: list[str],
+    docs: list[list[str]],
+    weights: dict[str, float],
+    average_length: float | None,
+    b: float,
+) -> None:
+    prepared = LexicalQuery(query, weights, b=b)
+    together = prepared.score_documents(_encoded(docs), average_length)
+    alone = [prepared.score(doc, average_length) for doc in docs]
+    assert together.tolist() == alone  # bit for bit, not approximately
+
+
+def test_scoring_together_finds_pairs_only_within_one_document() -> None:
+    # "kiel förde" spans the end of one document and the start of the next: no pair there.
+    prepared = LexicalQuery(["kiel", "förde"], {"kiel": 1.0, "förde": 1.0})
+    docs = [["sail", "kiel"], ["förde", "tea"], ["kiel", "förde"]]
+    scores = prepared.score_documents(_encoded(docs), 2.0).tolist()
+    assert scores == [prepared.score(doc, 2.0) for doc in docs]
+    assert scores[2] > scores[0] == scores[1] > 0

@@ -34,8 +34,11 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import pairwise
+
+import numpy as np
 
 __all__ = [
     "CANDIDATE_POSTINGS",
@@ -45,6 +48,7 @@ __all__ = [
     "PROXIMITY_WEIGHT",
     "SEMANTIC_WEIGHT",
     "B",
+    "EncodedDocuments",
     "LexicalQuery",
     "candidate_terms",
     "fuse",
@@ -97,6 +101,28 @@ def query_pairs(query_terms: Sequence[str]) -> list[tuple[str, str]]:
         if a != b:
             seen.setdefault((a, b), None)
     return list(seen)
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedDocuments:
+    """Documents given as term numbers, many at once: ``terms`` holds every document's
+    term numbers in order, one document after the other, ``lengths`` how many each has,
+    ``numbers`` the number of each term (a term missing from it is in no document) and
+    ``vocabulary`` the term of each number."""
+
+    terms: np.ndarray
+    lengths: np.ndarray
+    numbers: Mapping[str, int]
+    vocabulary: Sequence[str]
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def words(self, index: int) -> tuple[str, ...]:
+        """Document ``index``'s terms, in order."""
+        begin = int(np.sum(self.lengths[:index]))
+        numbers = self.terms[begin : begin + int(self.lengths[index])]
+        return tuple(self.vocabulary[int(number)] for number in numbers)
 
 
 class LexicalQuery:
@@ -158,6 +184,61 @@ class LexicalQuery:
             return min(1.0, relevance)
         weight = self.proximity_weight
         return min(1.0, (1.0 - weight) * relevance + weight * proximity)
+
+    def score_documents(
+        self, documents: EncodedDocuments, average_length: float | None = None
+    ) -> np.ndarray:
+        """:meth:`score` of every document at once (float64, equal to it bit for bit: the
+        same operations in the same order, a query term at a time over all documents)."""
+        count = len(documents)
+        scores = np.zeros(count, dtype=np.float64)
+        if self._attainable <= 0 or count == 0:
+            return scores
+        lengths = np.asarray(documents.lengths, dtype=np.int64)
+        terms = np.asarray(documents.terms, dtype=np.int64)
+        owner = np.repeat(np.arange(count), lengths)  # the document of each term
+        k1, b = self.k1, self.b
+        norm = np.ones(count, dtype=np.float64)
+        if average_length is not None and average_length > 0:
+            norm = 1.0 - b + b * lengths.astype(np.float64) / average_length
+        gained = np.zeros(count, dtype=np.float64)
+        for term, weight in self._distinct:
+            number = documents.numbers.get(term)
+            if number is None:
+                continue
+            tf = np.bincount(owner[terms == number], minlength=count)
+            holding = np.flatnonzero(tf)
+            found_tf = tf[holding].astype(np.float64)
+            factor = found_tf * (k1 + 1.0) / (found_tf + k1 * norm[holding])
+            gained[holding] += weight * np.minimum(1.0, factor)
+        found = gained > 0
+        relevance = gained / self._attainable
+        proximity = self._proximity_documents(documents, terms, owner)
+        if proximity is None:
+            scores[found] = np.minimum(1.0, relevance[found])
+            return scores
+        weight = self.proximity_weight
+        mixed = (1.0 - weight) * relevance + weight * proximity
+        scores[found] = np.minimum(1.0, mixed[found])
+        return scores
+
+    def _proximity_documents(
+        self, documents: EncodedDocuments, terms: np.ndarray, owner: np.ndarray
+    ) -> np.ndarray | None:
+        if not self._pairs or self._total <= 0:
+            return None
+        hit = np.zeros(len(documents), dtype=np.float64)
+        same = owner[:-1] == owner[1:]  # neighbouring terms of one document
+        first, second, holder = terms[:-1], terms[1:], owner[:-1]
+        for (a, b), weight in self._pairs:
+            number_a, number_b = documents.numbers.get(a), documents.numbers.get(b)
+            if number_a is None or number_b is None:
+                continue
+            holders = holder[same & (first == number_a) & (second == number_b)]
+            present = np.zeros(len(documents), dtype=bool)
+            present[holders] = True
+            hit[present] += weight
+        return hit / self._total
 
     def _proximity(self, doc_sequence: Sequence[str]) -> float | None:
         if not self._pairs:

@@ -156,8 +156,15 @@ def test_indexed_terms_are_the_tokens_of_the_indexed_text(store_location: str) -
             by_layer: dict[str, list[int]] = {}
             for row in rows:
                 by_layer.setdefault(row.layer, []).append(int(row.pk))
-            stored = memory.database.lexical.indexed_terms(conn, memory.namespace, by_layer)
-        assert stored is not None and len(stored) == len(rows) == 3
+            by_layer.setdefault("episodic", []).append(10_000)  # not stored: left out
+            indexed = memory.database.lexical.indexed_documents(conn, memory.namespace, by_layer)
+        assert indexed is not None
+        stored = {
+            pk: (entry.documents.words(i), entry.created_at[i])
+            for entry in indexed.values()
+            for i, pk in enumerate(entry.pks)
+        }
+        assert len(stored) == len(rows) == 3
         for row in rows:
             text = indexed_text(
                 row.layer,
@@ -166,5 +173,4 @@ def test_indexed_terms_are_the_tokens_of_the_indexed_text(store_location: str) -
                 outcome=row.outcome or "",
                 label=row.label,
             )
-            assert stored[int(row.pk)].terms == tuple(tokenize(text))
-            assert stored[int(row.pk)].created_at == row.created_at
+            assert stored[int(row.pk)] == (tuple(tokenize(text)), row.created_at)

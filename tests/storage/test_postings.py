@@ -39,6 +39,12 @@ from zenbrain.text import tokenize
 WORDS = [f"w{i}" for i in range(30)]
 
 
+def _entry(postings: ScopePostings, pk: int) -> tuple[tuple[str, ...], int] | None:
+    """One memory's terms in order and time, as :meth:`ScopePostings.documents` gives them."""
+    keys, documents, times = postings.documents([pk])
+    return (documents.words(0), int(times[0])) if keys else None
+
+
 def _relevance(terms: list[str], doc: list[str], docs: dict[int, list[str]]) -> float:
     """BM25's relevance as ScopePostings.best documents it, from the live documents only."""
     live = len(docs)
@@ -78,7 +84,14 @@ def test_best_and_counts_agree_with_a_count_by_hand(seed: int) -> None:
     for pk in range(1, 120):  # terms in order and times, as last indexed; removed: None
         expected_time = pk * 1_000 + (1 if pk in reindexed else 0)
         expected = (tuple(docs[pk]), expected_time) if pk in docs else None
-        assert postings.entry(pk) == expected
+        assert _entry(postings, pk) == expected
+    # Asked together (in any order, with keys never indexed), the same entries.
+    asked = rng.sample(range(1, 130), 60)
+    keys, documents, times = postings.documents(asked)
+    assert keys == [pk for pk in asked if pk in docs]
+    assert [(documents.words(i), int(times[i])) for i in range(len(keys))] == [
+        _entry(postings, pk) for pk in keys
+    ]
     # Dead postings were kept (nothing is compacted) yet count no more.
     assert postings.dead == 40
     for _ in range(20):
@@ -114,8 +127,13 @@ def test_memories_without_index_terms_load_in_bulk_and_one_by_one() -> None:
     postings.extend([(3, None, ("harbour",), 30), (4, None, (), 40)])
     postings.add(5, None, (), 50)
     assert len(postings) == 5
-    assert postings.entry(2) == ((), 20)
-    assert postings.entry(4) == ((), 40)
+    assert _entry(postings, 2) == ((), 20)
+    assert _entry(postings, 4) == ((), 40)
+    keys, documents, times = postings.documents([4, 3, 2])
+    assert keys == [4, 3, 2] and documents.lengths.tolist() == [0, 1, 0]
+    assert documents.words(1) == ("harbour",) and times.tolist() == [40, 30, 20]
+    keys, documents, times = postings.documents([])
+    assert keys == [] and len(documents) == 0 and len(times) == 0
     assert postings.best(["harbour"], None, 5) == [3]
     documents, average, frequencies = postings.counts(["harbour"], None)
     assert (documents, average, frequencies) == (5, 0.2, {"harbour": 1})

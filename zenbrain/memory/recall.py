@@ -209,33 +209,42 @@ class _LayerSearch:
                 cosines = dict(nearest)
             pks = lexical[layer]
             found[layer] = (pks, cosines, list(dict.fromkeys([*pks, *cosines])))
-        stored = (
-            self.index.lexical.indexed_terms(
+        indexed = (
+            self.index.lexical.indexed_documents(
                 conn, namespace, {layer: candidates for layer, (_, _, candidates) in found.items()}
             )
             or {}
         )
         # Procedures are weighted by their success rate, which only their rows hold.
+        stored = {
+            layer: set(entry.pks) for layer, entry in indexed.items() if layer != "procedural"
+        }
         unstored = [
             pk
             for layer, (_, _, candidates) in found.items()
             for pk in candidates
-            if layer == "procedural" or pk not in stored
+            if pk not in stored.get(layer, ())
         ]
         rows = self.repo.rows_by_pk(conn, unstored)
         best: dict[int, None] = {}
         by_layer: dict[str, list[tuple[float, int]]] = {}
         for layer, (pks, cosines, candidates) in found.items():
             query, average_length = self._lexical_query(layer, pks)
+            # The memories the index holds are scored together, from their term numbers.
+            held: dict[int, float] = {}
+            entry = indexed.get(layer)
+            if entry is not None and layer in stored:
+                held = dict.fromkeys(entry.pks, 0.0)
+                if query is not None:
+                    scores = query.score_documents(entry.documents, average_length)
+                    held = dict(zip(entry.pks, scores.tolist(), strict=True))
             scored: list[tuple[float, int]] = []
             for pk in candidates:
                 row = rows.get(pk)
                 if row is not None:
                     score = self._score(row, query, average_length, cosines.get(pk, -1.0))
-                elif pk in stored and layer != "procedural":
-                    score = self._terms_score(
-                        stored[pk].terms, query, average_length, cosines.get(pk, -1.0)
-                    )
+                elif pk in held:
+                    score = self._fused(held[pk], cosines.get(pk, -1.0))
                 else:
                     continue
                 if score > 0:
@@ -243,7 +252,11 @@ class _LayerSearch:
             by_layer[layer] = scored
         # Conversation neighbours lend each other relevance: that needs every scored
         # memory's time, which the index gives with its terms (or its row holds).
-        times = {pk: entry.created_at for pk, entry in stored.items()}
+        times = {
+            pk: created
+            for entry in indexed.values()
+            for pk, created in zip(entry.pks, entry.created_at, strict=True)
+        }
         times.update((pk, row.created_at) for pk, row in rows.items())
         for layer, scored in by_layer.items():
             known = [(score, pk, times[pk]) for score, pk in scored if pk in times]
@@ -408,22 +421,17 @@ class _LayerSearch:
         average_length: float | None,
         cosine: float,
     ) -> float:
-        tokens = content_tokens(row_indexed_text(row)) if query is not None else ()
-        score = self._terms_score(tokens, query, average_length, cosine)
+        lexical = 0.0
+        if query is not None:
+            lexical = query.score(content_tokens(row_indexed_text(row)), average_length)
+        score = self._fused(lexical, cosine)
         if row.layer == "procedural":
             score = success_weighted(score, float(row.success_rate))
         return score
 
-    def _terms_score(
-        self,
-        tokens: Sequence[str],
-        query: LexicalQuery | None,
-        average_length: float | None,
-        cosine: float,
-    ) -> float:
-        """The score of a memory of ``tokens`` (its index terms in order), before any
-        weighting by its layer."""
-        lexical = query.score(tokens, average_length) if query is not None else 0.0
+    def _fused(self, lexical: float, cosine: float) -> float:
+        """A memory's score from its lexical score and cosine, before any weighting by its
+        layer."""
         if self.query_vector is not None:
             return fuse(lexical, semantic_score(cosine, self.floor))
         return lexical

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
 
 from sqlalchemy import Connection
 
-from zenbrain.storage.indexes import IndexedTerms, ScopeStatistics
+from zenbrain.storage.indexes import IndexedDocuments, ScopeStatistics
 from zenbrain.storage.postings import ScopePostings
 from zenbrain.storage.scopes import scope_tokens
 
@@ -30,7 +29,6 @@ RELOAD_AFTER_REMOVALS = 10_000
 """Removed memories a scope's postings carry before they are loaded again (when also more
 than the live ones)."""
 _FILL_CHUNK = 4096
-_EPOCH = datetime(1970, 1, 1)
 
 
 class HeldPostingsIndex:
@@ -108,22 +106,19 @@ class HeldPostingsIndex:
                 found[layer] = postings.best(terms_by_layer[layer], ctx, limit)
         return found
 
-    def indexed_terms(
+    def indexed_documents(
         self, conn: Connection, namespace: str, pks_by_layer: Mapping[str, Sequence[int]]
-    ) -> dict[int, IndexedTerms] | None:
-        found: dict[int, IndexedTerms] = {}
+    ) -> dict[str, IndexedDocuments] | None:
         if not pks_by_layer:
-            return found
+            return {}
+        found: dict[str, IndexedDocuments] = {}
         with self._lock:
             held = self._held(conn, namespace, pks_by_layer, None)
             for layer, pks in pks_by_layer.items():
-                postings = held[layer][0]
-                for pk in pks:
-                    entry = postings.entry(int(pk))
-                    if entry is not None:
-                        found[int(pk)] = IndexedTerms(
-                            entry[0], _EPOCH + timedelta(microseconds=entry[1])
-                        )
+                keys, documents, micros = held[layer][0].documents(pks)
+                # One conversion for all: datetime64 turns into naive datetimes.
+                times = micros.astype("datetime64[us]").tolist()
+                found[layer] = IndexedDocuments(keys, documents, times)
         return found
 
     # Both from the postings, as recall counts (see :meth:`statistics`).

@@ -11,13 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 import numpy as np
 from sqlalchemy import Connection
 
+from zenbrain.ranking import EncodedDocuments
+
 __all__ = [
-    "IndexedTerms",
+    "IndexedDocuments",
     "IndexedText",
     "IndexedVector",
     "LexicalIndex",
@@ -35,12 +37,16 @@ class IndexedText:
     terms: Sequence[str]
 
 
-class IndexedTerms(NamedTuple):
-    """A memory as a lexical index that keeps term order gives it back for ranking: its
-    index terms in order, and when it was stored (naive UTC, as the tables hold times)."""
+@dataclass(frozen=True, slots=True)
+class IndexedDocuments:
+    """Memories of one layer as a lexical index that keeps term order gives them back for
+    ranking, all at once: their keys, their index terms in order (as term numbers, which
+    :meth:`~zenbrain.ranking.LexicalQuery.score_documents` scores directly) and when each
+    was stored (naive UTC, as the tables hold times)."""
 
-    terms: tuple[str, ...]
-    created_at: datetime
+    pks: list[int]
+    documents: EncodedDocuments
+    created_at: list[datetime]
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,14 +102,14 @@ class LexicalIndex(Protocol):
         :meth:`candidates` gives for it (an empty list for a layer without terms)."""
         ...
 
-    def indexed_terms(
+    def indexed_documents(
         self, conn: Connection, namespace: str, pks_by_layer: Mapping[str, Sequence[int]]
-    ) -> dict[int, IndexedTerms] | None:
-        """Each memory's index terms in their order, as the index keeps them (what
-        :func:`zenbrain.text.tokenize` made of its indexed text), with its time, so a ranking
-        need not read and tokenize the text again; None from a back end that keeps no
-        order. ``pks_by_layer``: the memories of ``namespace`` asked for, by layer; one
-        not found there is left out."""
+    ) -> dict[str, IndexedDocuments] | None:
+        """Each layer's memories with their index terms in order, as the index keeps them
+        (what :func:`zenbrain.text.tokenize` made of the indexed text), and their times, so
+        a ranking need not read and tokenize the text again; None from a back end that
+        keeps no order. ``pks_by_layer``: the memories of ``namespace`` asked for, by
+        layer; one not found there is left out."""
         ...
 
     def document_frequencies(

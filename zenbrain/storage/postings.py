@@ -24,7 +24,7 @@ from itertools import chain, pairwise
 
 import numpy as np
 
-from zenbrain.ranking import K1, B
+from zenbrain.ranking import K1, B, EncodedDocuments
 
 __all__ = ["ScopePostings"]
 
@@ -38,7 +38,7 @@ class ScopePostings:
     until the scope is loaded again (they are skipped when searching).
 
     Each memory's terms in order (as term numbers, four bytes a term) and the time it was
-    stored are kept too, so ranking the candidates reads nothing from disk (:meth:`entry`)."""
+    stored are kept too, so ranking the candidates reads nothing from disk (:meth:`documents`)."""
 
     __slots__ = (
         "_alive",
@@ -103,6 +103,22 @@ class ScopePostings:
         if at < len(self._pks) and self._pks[at] == pk and self._alive[at]:
             return at
         return None
+
+    def _positions(self, asked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_position` of many keys at once: their positions, and which are live."""
+        at = np.zeros(len(asked), dtype=np.int64)
+        live = np.zeros(len(asked), dtype=bool)
+        if len(self._pks) and len(asked):
+            at = np.searchsorted(np.frombuffer(self._search, dtype=np.int64), asked)
+            np.minimum(at, len(self._pks) - 1, out=at)
+            live = np.frombuffer(self._pks, dtype=np.int64)[at] == asked
+            live &= np.frombuffer(self._alive, dtype=np.uint8)[at].astype(bool)
+        if self._moved:  # re-indexed keys: only their later position counts
+            for i, pk in enumerate(asked.tolist()):
+                moved = self._moved.get(pk)
+                if moved is not None:
+                    at[i], live[i] = moved, bool(self._alive[moved])
+        return at, live
 
     def add(self, pk: int, context: str | None, terms: Sequence[str], stored_at: int) -> None:
         """Index a memory (its terms in order, ``stored_at`` in microseconds since the epoch);
@@ -217,15 +233,21 @@ class ScopePostings:
         number = self._term_ids.get(term)
         return None if number is None else self._postings[number]
 
-    def entry(self, pk: int) -> tuple[tuple[str, ...], int] | None:
-        """A live memory's terms in order and when it was stored (microseconds since the
-        epoch); None for a memory not indexed here."""
-        position = self._position(pk)
-        if position is None:
-            return None
-        start = self._starts[position]
-        numbers = self._sequence[start : start + self._lengths[position]]
-        return tuple(map(self._vocabulary.__getitem__, numbers)), self._times[position]
+    def documents(self, pks: Sequence[int]) -> tuple[list[int], EncodedDocuments, np.ndarray]:
+        """The live memories among ``pks`` (in the order asked) at once: their keys, their
+        terms as term numbers (:meth:`~zenbrain.ranking.LexicalQuery.score_documents`
+        scores them without turning a number back into its word) and when each was stored
+        (microseconds since the epoch, int64)."""
+        asked = np.asarray(pks, dtype=np.int64).reshape(-1)
+        at, live = self._positions(asked)
+        keys, at = asked[live].tolist(), at[live]
+        starts = np.frombuffer(self._starts, dtype=np.int64)[at]
+        lengths = np.frombuffer(self._lengths, dtype=np.int32)[at].astype(np.int64)
+        before = np.cumsum(lengths) - lengths  # where each one's terms begin in the result
+        gather = np.repeat(starts - before, lengths) + np.arange(int(lengths.sum()))
+        terms = np.frombuffer(self._sequence, dtype=np.int32)[gather]
+        times = np.frombuffer(self._times, dtype=np.int64)[at]
+        return keys, EncodedDocuments(terms, lengths, self._term_ids, self._vocabulary), times
 
     def _in_context(self, context: str | None) -> int | None:
         """The id of a context (-1: no context asked); None for a context no memory has."""
