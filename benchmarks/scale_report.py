@@ -139,6 +139,25 @@ def _table(
     return lines
 
 
+def _cpu_table(run: ScaleRun) -> list[str]:
+    """CPU time per recall, with its explanation; nothing for a run made before it was
+    measured."""
+    if not any(m.recall.cpu_ms_per_call is not None for m in run.measurements):
+        return []
+    return [
+        "CPU time the recalling process spent per recall (ms, mean over the timed calls), "
+        "every thread of it: above the wall time where worker threads ran or spun. A "
+        "PostgreSQL server's own work is not counted (another process).",
+        "",
+        *_table(
+            run,
+            "recall CPU per call (ms)",
+            lambda m: "—" if m.recall.cpu_ms_per_call is None else _ms(m.recall.cpu_ms_per_call),
+        ),
+        "",
+    ]
+
+
 def _zenbrain_keys(run: ScaleRun) -> list[tuple[str, str | None, str | None]]:
     return [k for k in _rows(run) if k[0] == "zenbrain"]
 
@@ -697,6 +716,7 @@ def markdown_section(run: ScaleRun, plot_name: str = "scale.png") -> str:
             lambda m: f"{_ms(m.recall.p50_ms)} / {_ms(m.recall.p95_ms)}" if m.recall.count else "—",
         ),
         "",
+        *_cpu_table(run),
         "zenbrain recall right after a single `store()` (p50 / p95, ms): an agent's turn, a "
         "write then a read. A write in the same process appends to the SQLite back end's "
         "cached vector matrix, so this should stay close to the warm recall above.",

@@ -45,9 +45,11 @@ BULK_MAINTENANCE_MEMORY = "2GB"  # the HNSW graph of 1M 384-d vectors fits (docs
 
 @dataclass
 class Latencies:
-    """Per-call wall times in seconds (warm-up excluded)."""
+    """Per-call wall times in seconds (warm-up excluded), and the CPU time the process spent
+    over those calls (every thread of it; None where not measured)."""
 
     samples: list[float] = field(default_factory=list)
+    cpu_seconds: float | None = None
 
     @property
     def count(self) -> int:
@@ -63,6 +65,13 @@ class Latencies:
     @property
     def p95_ms(self) -> float | None:
         return self.percentile_ms(95)
+
+    @property
+    def cpu_ms_per_call(self) -> float | None:
+        """Mean CPU time per call: above the wall time when other threads work (or spin)."""
+        if self.cpu_seconds is None or not self.samples:
+            return None
+        return self.cpu_seconds / len(self.samples) * 1000
 
 
 @dataclass
@@ -159,6 +168,7 @@ def _timed_queries(
     latencies = Latencies()
     short = 0
     spent = 0.0
+    cpu_start = time.process_time()  # the whole process: worker threads count too
     for query in queries[warm : warm + settings.queries]:
         start = time.perf_counter()
         got = call(query)
@@ -168,6 +178,7 @@ def _timed_queries(
         spent += elapsed
         if budget_s is not None and spent > budget_s and latencies.count >= 10:
             break
+    latencies.cpu_seconds = time.process_time() - cpu_start
     return latencies, short
 
 

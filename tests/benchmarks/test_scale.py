@@ -4,7 +4,10 @@ measures what it says it measures and writes only its own docs section."""
 
 from __future__ import annotations
 
+import copy
 import random
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +32,7 @@ from benchmarks.scale_systems import (
     Latencies,
     Measurement,
     RunSettings,
+    _timed_queries,
     measure_llamaindex,
     measure_zenbrain,
     prefilter_recall,
@@ -61,6 +65,26 @@ def _one(run: ScaleRun, system: str, mode: str) -> Measurement:
 
 
 # --------------------------------------------------------------------------- corpus
+def test_timed_queries_count_the_cpu_of_every_thread() -> None:
+    """A call whose work runs on another thread takes CPU time beyond its own thread's."""
+
+    def spin(seconds: float) -> None:
+        end = time.thread_time() + seconds
+        while time.thread_time() < end:
+            pass
+
+    def on_a_thread(query: str) -> int:
+        worker = threading.Thread(target=spin, args=(0.005,))
+        worker.start()
+        worker.join()
+        return 10
+
+    latencies, short = _timed_queries(["q"] * 20, TINY, on_a_thread)
+    assert short == 0 and latencies.count == TINY.queries
+    assert latencies.cpu_ms_per_call is not None and latencies.cpu_ms_per_call >= 4.5
+    assert Latencies([0.001]).cpu_ms_per_call is None  # not measured: shown as "—"
+
+
 def test_corpus_is_seeded() -> None:
     small = make_corpus(40, 5, extra=3, seed=3)
     again = make_corpus(40, 5, extra=3, seed=3)
@@ -121,6 +145,12 @@ def test_tiny_run_measures_every_system(tiny_run: ScaleRun) -> None:
         assert all(s > 0 for s in m.recall.samples)
         assert m.recall.p95_ms is not None and m.recall.p50_ms is not None
         assert m.recall.p95_ms >= m.recall.p50_ms > 0
+        assert m.recall.cpu_ms_per_call is not None and m.recall.cpu_ms_per_call >= 0
+    assert "| recall CPU per call (ms) |" in markdown_section(tiny_run)
+    older = copy.deepcopy(tiny_run)  # as a run from before CPU time was measured
+    for m in older.measurements:
+        m.recall.cpu_seconds = None
+    assert "CPU per call" not in markdown_section(older)
     for m in (lexical, hybrid):
         assert m.single.count == TINY.single_stores
         assert m.recall_after_store.count == TINY.single_stores
