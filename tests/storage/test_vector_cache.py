@@ -264,6 +264,24 @@ def test_int8_rows_keep_their_codes_through_appends_and_deletes() -> None:
     cached.keep(cached.pks % 3 != 0)
     assert cached.size == 200
     assert np.array_equal(cached.codes, sign_codes(cached.vectors).T)
+    assert np.array_equal(cached.scales, sv.int8_scales(cached.vectors))
+
+
+def test_int8_scales_rank_rows_by_cosine() -> None:
+    rows = np.array([[3, 4, 0], [0, 0, 0], [-1, 0, 0]], dtype=np.int8)
+    assert sv.int8_scales(rows).tolist() == pytest.approx([0.2, 0.0, 1.0])
+    vectors = _clustered(9000, 384)
+    quantized = quantize_int8(vectors)
+    codes = np.ascontiguousarray(sign_codes(quantized).T)
+    query = vectors[5] + 0.05 * _clustered(1, 384, seed=11)[0]
+    kept = prefilter_candidates(quantized, codes, query, 10, sv.int8_scales(quantized))
+    assert kept.tolist() == prefilter_candidates(quantized, codes, query, 10).tolist()
+    # Nearest first by int8 cosine; the query was made next to row 5.
+    cosines = (quantized[kept].astype(np.float32) @ quantize_int8(query)[0]) * sv.int8_scales(
+        quantized[kept]
+    )
+    assert np.all(np.diff(cosines) <= 1e-6)
+    assert kept[0] == 5
 
 
 def test_hamming_over_word_major_codes_and_the_nearest_codes() -> None:

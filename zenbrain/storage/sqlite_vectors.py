@@ -42,6 +42,7 @@ __all__ = [
     "SIGN_CANDIDATES_SHARE",
     "SqliteVectorIndex",
     "int8_candidates",
+    "int8_scales",
     "prefilter_candidates",
     "quantize_int8",
     "sign_codes",
@@ -83,6 +84,7 @@ class _Rows:
         "_codes",
         "_contexts",
         "_pks",
+        "_scales",
         "_vectors",
         "dimension",
         "max_pk",
@@ -103,6 +105,7 @@ class _Rows:
         self._vectors = np.zeros((capacity, dimension), dtype=np.int8 if int8 else np.float32)
         # Word-major: a scan reads each word of every row as one contiguous run.
         self._codes = np.zeros((_code_words(dimension), capacity if int8 else 0), np.uint64)
+        self._scales = np.zeros(capacity if int8 else 0, dtype=np.float32)
 
     @property
     def exact(self) -> bool:
@@ -126,6 +129,11 @@ class _Rows:
         (empty while ``exact``)."""
         return self._codes[:, : self.size]
 
+    @property
+    def scales(self) -> np.ndarray:
+        """:func:`int8_scales` of the int8 rows (empty while ``exact``)."""
+        return self._scales[: self.size]
+
     def _reserve(self, needed: int) -> None:
         if needed <= len(self._pks):
             return
@@ -140,7 +148,9 @@ class _Rows:
         if not self.exact:
             codes = np.zeros((self._codes.shape[0], capacity), dtype=np.uint64)
             codes[:, : self.size] = self._codes[:, : self.size]
-            self._codes = codes
+            scales = np.zeros(capacity, dtype=np.float32)
+            scales[: self.size] = self._scales[: self.size]
+            self._codes, self._scales = codes, scales
 
     def append(self, pks: Sequence[int], rows: np.ndarray, contexts: Sequence[str | None]) -> None:
         """Add rows (float32, one per key); they are quantised here when the scope is int8."""
@@ -156,6 +166,7 @@ class _Rows:
             quantized = quantize_int8(rows)
             self._vectors[self.size : end] = quantized
             self._codes[:, self.size : end] = sign_codes(quantized).T
+            self._scales[self.size : end] = int8_scales(quantized)
         self.size = end
         self.max_pk = max(self.max_pk, int(np.max(np.asarray(pks))))
 
@@ -168,6 +179,7 @@ class _Rows:
             buffer[:kept] = buffer[: self.size][mask]
         if not self.exact:
             self._codes[:, :kept] = self._codes[:, : self.size][:, mask]
+            self._scales[:kept] = self._scales[: self.size][mask]
         self.size = kept
         self.max_pk = int(self._pks[:kept].max()) if kept else 0
 
@@ -177,11 +189,13 @@ class _Rows:
             return
         quantized = np.zeros((len(self._pks), self.dimension), dtype=np.int8)
         codes = np.zeros((_code_words(self.dimension), len(self._pks)), dtype=np.uint64)
+        scales = np.zeros(len(self._pks), dtype=np.float32)
         for begin in range(0, self.size, _READ_CHUNK):
             end = min(self.size, begin + _READ_CHUNK)
             quantized[begin:end] = quantize_int8(self._vectors[begin:end])
             codes[:, begin:end] = sign_codes(quantized[begin:end]).T
-        self._vectors, self._codes = quantized, codes
+            scales[begin:end] = int8_scales(quantized[begin:end])
+        self._vectors, self._codes, self._scales = quantized, codes, scales
 
 
 def _candidate_count(rows: int, limit: int) -> int:
@@ -198,6 +212,15 @@ def int8_candidates(rows: np.ndarray, query: np.ndarray, limit: int) -> np.ndarr
         return np.zeros(0, dtype=np.int64)
     found = search(rows, quantize_int8(query)[0], count, MetricKind.Cos, exact=True, threads=1)
     return np.asarray(found.keys, dtype=np.int64)
+
+
+def int8_scales(rows: np.ndarray) -> np.ndarray:
+    """``1 / |row|`` of each int8 row (float32; 0 for a row of zeros): a row's dot product
+    with the query times its scale ranks it by cosine."""
+    norms = np.sqrt(np.einsum("ij,ij->i", rows, rows, dtype=np.float32, casting="unsafe"))
+    scales = np.zeros(len(norms), dtype=np.float32)
+    np.divide(1.0, norms, out=scales, where=norms > 0)
+    return scales
 
 
 def _code_words(dimension: int) -> int:
@@ -240,22 +263,28 @@ def _nearest_codes(distances: np.ndarray, wide: int) -> np.ndarray:
     a few hundred values at most: a histogram finds the cut faster than a partition."""
     counts = np.cumsum(np.bincount(distances))
     cut = int(np.searchsorted(counts, wide))
-    below = np.flatnonzero(distances < cut)
-    at_cut = np.flatnonzero(distances == cut)[: wide - len(below)]
-    return np.concatenate([below, at_cut])
+    near = np.flatnonzero(distances <= cut)  # one pass over every row; the rest over these
+    if len(near) == wide:
+        return near
+    at_cut = distances[near] == cut
+    keep = ~at_cut
+    keep[np.flatnonzero(at_cut)[: wide - (len(near) - int(at_cut.sum()))]] = True
+    return near[keep]
 
 
 def prefilter_candidates(
-    rows: np.ndarray, codes: np.ndarray, query: np.ndarray, limit: int
+    rows: np.ndarray,
+    codes: np.ndarray,
+    query: np.ndarray,
+    limit: int,
+    scales: np.ndarray | None = None,
 ) -> np.ndarray:
     """Positions of the int8 ``rows`` (with their :func:`sign_codes`, word-major: the
-    transpose) closest to ``query``,
+    transpose, and their :func:`int8_scales` if kept) closest to ``query``,
     ``limit + 20`` of them: the rows nearest by Hamming distance of sign bits (3% of
-    the rows, at least 32 per candidate), re-ranked by int8 cosine (usearch's SIMD kernel on
-    one thread). Nearest first. Vectors of fewer than :data:`SIGN_MIN_DIMENSION`
-    dimensions, and scopes that small, are scanned as int8 (:func:`int8_candidates`)."""
-    from usearch.index import MetricKind, search
-
+    the rows, at least 32 per candidate), re-ranked by int8 cosine. Nearest first. Vectors
+    of fewer than :data:`SIGN_MIN_DIMENSION` dimensions, and scopes that small, are
+    scanned as int8 (:func:`int8_candidates`)."""
     count = _candidate_count(len(rows), limit)
     if count <= 0:
         return np.zeros(0, dtype=np.int64)
@@ -264,8 +293,11 @@ def prefilter_candidates(
     if wide >= len(rows) or rows.shape[1] < SIGN_MIN_DIMENSION:
         return int8_candidates(rows, query, limit)
     near = _nearest_codes(_hamming(codes, sign_codes(quantized)[0]), wide)
-    found = search(rows[near], quantized[0], count, MetricKind.Cos, exact=True, threads=1)
-    return near[np.asarray(found.keys, dtype=np.int64)]
+    # A few thousand rows: float32 products on this thread cost less than a usearch call.
+    chosen = rows[near]
+    scale = scales[near] if scales is not None else int8_scales(chosen)
+    cosines = _dot_rows(chosen.astype(np.float32), quantized[0].astype(np.float32)) * scale
+    return near[_top(cosines, count)]
 
 
 def _dot_rows(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
@@ -529,18 +561,19 @@ class SqliteVectorIndex:
         if loaded.size == 0 or limit <= 0:
             return []
         with self._lock:
-            pks, rows, codes = loaded.pks, loaded.vectors, loaded.codes
+            pks, rows, codes, scales = loaded.pks, loaded.vectors, loaded.codes, loaded.scales
             if context is not None:
                 positions = np.flatnonzero(loaded.contexts == context)
                 pks, rows = pks[positions], rows[positions]
-                codes = codes[:, positions] if not loaded.exact else codes
+                if not loaded.exact:
+                    codes, scales = codes[:, positions], scales[positions]
             if len(pks) == 0:
                 return []
             if loaded.exact:
                 sims = _dot_rows(rows, query)
                 top = _top(sims, limit)
                 return [(int(pks[i]), float(sims[i])) for i in top]
-            candidates = prefilter_candidates(rows, codes, query, limit)
+            candidates = prefilter_candidates(rows, codes, query, limit, scales)
             chosen = pks[candidates]
         return self.rescore(conn, chosen.tolist(), query, limit)
 
