@@ -6,7 +6,7 @@
 For each size, the corpus's float32 vectors are the ground truth: the exact top 10 of each
 query by cosine. The pre-filter is what :class:`zenbrain.storage.sqlite_vectors.
 SqliteVectorIndex` runs past its threshold: the rows nearest by the Hamming distance of their
-sign bits, re-ranked by their int8 cosine (:func:`~zenbrain.storage.sqlite_vectors.
+sign bits, re-ranked by their int8 cosine (:func:`~zenbrain.storage.vector_prefilter.
 prefilter_candidates`) to ``limit + 20`` candidates, which are then re-scored exactly,
 so the search returns
 the exact top 10 whenever they are among the candidates. Reported: recall@10 of the
@@ -30,7 +30,7 @@ import numpy as np
 from benchmarks.docs_sections import replace_section
 from benchmarks.scale_corpus import make_corpus
 from benchmarks.scale_locomo import make_locomo_corpus
-from zenbrain.storage.sqlite_vectors import (
+from zenbrain.storage.vector_prefilter import (
     PREFILTER_CANDIDATES_PER_RESULT,
     PREFILTER_EXTRA_CANDIDATES,
     SIGN_CANDIDATES_PER_CANDIDATE,

@@ -14,10 +14,11 @@ from sqlalchemy import select
 from zenbrain import MemoryCoordinator
 from zenbrain.providers import HashingEmbedder
 from zenbrain.storage import sqlite_vectors as sv
+from zenbrain.storage import vector_prefilter as vp
 from zenbrain.storage.schema import vectors
-from zenbrain.storage.sqlite_vectors import (
+from zenbrain.storage.sqlite_vectors import SqliteVectorIndex
+from zenbrain.storage.vector_prefilter import (
     SIGN_CANDIDATES_SHARE,
-    SqliteVectorIndex,
     int8_candidates,
     prefilter_candidates,
     quantize_int8,
@@ -228,7 +229,7 @@ def test_sign_prefilter_finds_the_exact_neighbours() -> None:
     hits = 0
     for query in queries:
         found = prefilter_candidates(quantized, codes, query, 10)
-        wanted = sv.PREFILTER_CANDIDATES_PER_RESULT * 10 + sv.PREFILTER_EXTRA_CANDIDATES
+        wanted = vp.PREFILTER_CANDIDATES_PER_RESULT * 10 + vp.PREFILTER_EXTRA_CANDIDATES
         assert len(found) == wanted and len(set(found.tolist())) == wanted
         assert len(found) < 8000 * SIGN_CANDIDATES_SHARE  # the sign scan narrowed the rows
         exact = set(np.argsort(-(vectors @ query))[:10].tolist())
@@ -250,9 +251,9 @@ def test_sign_codes_and_popcount_without_numpys_kernel(monkeypatch: pytest.Monke
     codes = sign_codes(rows)
     assert codes.shape == (2, 2)
     expected = [int((row > 0).sum()) for row in rows]
-    with_kernel = sv._popcount(codes).sum(axis=1).tolist()
+    with_kernel = vp._popcount(codes).sum(axis=1).tolist()
     monkeypatch.delattr(np, "bitwise_count", raising=False)  # numpy < 2.0
-    assert sv._popcount(codes).sum(axis=1).tolist() == with_kernel == expected
+    assert vp._popcount(codes).sum(axis=1).tolist() == with_kernel == expected
 
 
 def test_int8_rows_keep_their_codes_through_appends_and_deletes() -> None:
@@ -264,20 +265,20 @@ def test_int8_rows_keep_their_codes_through_appends_and_deletes() -> None:
     cached.keep(cached.pks % 3 != 0)
     assert cached.size == 200
     assert np.array_equal(cached.codes, sign_codes(cached.vectors).T)
-    assert np.array_equal(cached.scales, sv.int8_scales(cached.vectors))
+    assert np.array_equal(cached.scales, vp.int8_scales(cached.vectors))
 
 
 def test_int8_scales_rank_rows_by_cosine() -> None:
     rows = np.array([[3, 4, 0], [0, 0, 0], [-1, 0, 0]], dtype=np.int8)
-    assert sv.int8_scales(rows).tolist() == pytest.approx([0.2, 0.0, 1.0])
+    assert vp.int8_scales(rows).tolist() == pytest.approx([0.2, 0.0, 1.0])
     vectors = _clustered(9000, 384)
     quantized = quantize_int8(vectors)
     codes = np.ascontiguousarray(sign_codes(quantized).T)
     query = vectors[5] + 0.05 * _clustered(1, 384, seed=11)[0]
-    kept = prefilter_candidates(quantized, codes, query, 10, sv.int8_scales(quantized))
+    kept = prefilter_candidates(quantized, codes, query, 10, vp.int8_scales(quantized))
     assert kept.tolist() == prefilter_candidates(quantized, codes, query, 10).tolist()
     # Nearest first by int8 cosine; the query was made next to row 5.
-    cosines = (quantized[kept].astype(np.float32) @ quantize_int8(query)[0]) * sv.int8_scales(
+    cosines = (quantized[kept].astype(np.float32) @ quantize_int8(query)[0]) * vp.int8_scales(
         quantized[kept]
     )
     assert np.all(np.diff(cosines) <= 1e-6)
@@ -292,10 +293,10 @@ def test_hamming_over_word_major_codes_and_the_nearest_codes() -> None:
         sum(bin(int(a) ^ int(b)).count("1") for a, b in zip(row, query, strict=True))
         for row in codes
     ]
-    distances = sv._hamming(codes.T.copy(), query)
+    distances = vp._hamming(codes.T.copy(), query)
     assert distances.tolist() == by_hand
     for wide in (1, 7, 100, 499, 500):
-        chosen = sv._nearest_codes(distances, wide)
+        chosen = vp._nearest_codes(distances, wide)
         assert len(chosen) == len(set(chosen.tolist())) == wide
         # Every row left out is at least as far as every row chosen; ties go to earlier rows.
         rest = np.setdiff1d(np.arange(500), chosen)

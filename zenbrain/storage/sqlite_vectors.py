@@ -7,10 +7,11 @@ A scope (namespace and layer) is held in memory in one of two forms:
 - from there on, an int8 copy (a quarter of the bytes) with each row's sign bits beside it
   (a 32nd of the bytes). A search ranks every row by the Hamming distance of its bits to
   the query's, re-ranks the closest 3% by their int8 cosine, and keeps a few times
-  more candidates than asked; their float32 vectors are then read back by primary key and
-  re-scored exactly, so every returned similarity is the exact cosine and the ranking is
-  exact as long as the true neighbours are among the candidates (``benchmarks.scale_ann``
-  and ``benchmarks.scale`` measure how often they are).
+  more candidates than asked (:mod:`zenbrain.storage.vector_prefilter`); their float32
+  vectors are then read back by primary key and re-scored exactly, so every returned
+  similarity is the exact cosine and the ranking is exact as long as the true neighbours
+  are among the candidates (``benchmarks.scale_ann`` and ``benchmarks.scale`` measure how
+  often they are).
 
 Both forms grow in place into preallocated buffers (doubling), so loading or appending never
 copies the whole matrix more than once. Every write bumps the scope's row in
@@ -33,46 +34,24 @@ from sqlalchemy import Connection, select
 from zenbrain.storage import removal_log
 from zenbrain.storage.indexes import IndexedVector
 from zenbrain.storage.schema import memories, vector_versions, vectors
+from zenbrain.storage.vector_prefilter import (
+    code_words,
+    dot_rows,
+    int8_scales,
+    prefilter_candidates,
+    quantize_int8,
+    sign_codes,
+    top_positions,
+)
 
-__all__ = [
-    "PREFILTER_CANDIDATES_PER_RESULT",
-    "PREFILTER_EXTRA_CANDIDATES",
-    "PREFILTER_MIN_ROWS",
-    "SIGN_CANDIDATES_PER_CANDIDATE",
-    "SIGN_CANDIDATES_SHARE",
-    "SqliteVectorIndex",
-    "int8_candidates",
-    "int8_scales",
-    "prefilter_candidates",
-    "quantize_int8",
-    "sign_codes",
-]
+__all__ = ["PREFILTER_MIN_ROWS", "REMOVAL_LOG_KEPT", "SqliteVectorIndex"]
 
 PREFILTER_MIN_ROWS = 20_000
 """From this many rows a scope is searched through its int8 copy (exact float32 below)."""
-PREFILTER_CANDIDATES_PER_RESULT = 1
-PREFILTER_EXTRA_CANDIDATES = 20
-# Rows re-ranked by int8 cosine after the sign-bit scan: this many per candidate, and at
-# least this share of the scope (benchmarks.scale_ann measures the recall this gives).
-SIGN_CANDIDATES_PER_CANDIDATE = 32
-SIGN_CANDIDATES_SHARE = 0.03
-# Fewer sign bits than this say too little about a row: such vectors are scanned as int8.
-SIGN_MIN_DIMENSION = 256
 _READ_CHUNK = 4096
 REMOVAL_LOG_KEPT = 10_000
 """Entries of ``zb_vector_removals`` kept; a process further behind reads its scope again."""
 _SQL_IN_CHUNK = 900  # below SQLite's default limit of bound parameters
-
-
-def quantize_int8(rows: np.ndarray) -> np.ndarray:
-    """Each row scaled so its largest component is ±127, rounded to int8. Cosine similarity
-    does not depend on a row's length, so the per-row scale need not be kept."""
-    rows = np.asarray(rows, dtype=np.float32)
-    if rows.ndim == 1:
-        rows = rows[None, :]
-    peaks = np.abs(rows).max(axis=1, keepdims=True)
-    peaks[peaks == 0] = 1.0
-    return np.rint(rows * (127.0 / peaks)).astype(np.int8)
 
 
 class _Rows:
@@ -104,7 +83,7 @@ class _Rows:
         self._contexts = np.empty(capacity, dtype=object)
         self._vectors = np.zeros((capacity, dimension), dtype=np.int8 if int8 else np.float32)
         # Word-major: a scan reads each word of every row as one contiguous run.
-        self._codes = np.zeros((_code_words(dimension), capacity if int8 else 0), np.uint64)
+        self._codes = np.zeros((code_words(dimension), capacity if int8 else 0), np.uint64)
         self._scales = np.zeros(capacity if int8 else 0, dtype=np.float32)
 
     @property
@@ -188,7 +167,7 @@ class _Rows:
         if not self.exact:
             return
         quantized = np.zeros((len(self._pks), self.dimension), dtype=np.int8)
-        codes = np.zeros((_code_words(self.dimension), len(self._pks)), dtype=np.uint64)
+        codes = np.zeros((code_words(self.dimension), len(self._pks)), dtype=np.uint64)
         scales = np.zeros(len(self._pks), dtype=np.float32)
         for begin in range(0, self.size, _READ_CHUNK):
             end = min(self.size, begin + _READ_CHUNK)
@@ -196,127 +175,6 @@ class _Rows:
             codes[:, begin:end] = sign_codes(quantized[begin:end]).T
             scales[begin:end] = int8_scales(quantized[begin:end])
         self._vectors, self._codes, self._scales = quantized, codes, scales
-
-
-def _candidate_count(rows: int, limit: int) -> int:
-    return min(rows, PREFILTER_CANDIDATES_PER_RESULT * limit + PREFILTER_EXTRA_CANDIDATES)
-
-
-def int8_candidates(rows: np.ndarray, query: np.ndarray, limit: int) -> np.ndarray:
-    """Positions of the int8 ``rows`` closest to ``query`` by cosine, ``limit + 20`` of
-    them (or all rows), from usearch's exact (brute-force) SIMD scan on one thread."""
-    from usearch.index import MetricKind, search
-
-    count = _candidate_count(len(rows), limit)
-    if count <= 0:
-        return np.zeros(0, dtype=np.int64)
-    found = search(rows, quantize_int8(query)[0], count, MetricKind.Cos, exact=True, threads=1)
-    return np.asarray(found.keys, dtype=np.int64)
-
-
-def int8_scales(rows: np.ndarray) -> np.ndarray:
-    """``1 / |row|`` of each int8 row (float32; 0 for a row of zeros): a row's dot product
-    with the query times its scale ranks it by cosine."""
-    norms = np.sqrt(np.einsum("ij,ij->i", rows, rows, dtype=np.float32, casting="unsafe"))
-    scales = np.zeros(len(norms), dtype=np.float32)
-    np.divide(1.0, norms, out=scales, where=norms > 0)
-    return scales
-
-
-def _code_words(dimension: int) -> int:
-    return -(-dimension // 64)
-
-
-def sign_codes(rows: np.ndarray) -> np.ndarray:
-    """Each row's sign bits (component > 0), packed into 64-bit words."""
-    rows = np.atleast_2d(rows)
-    bits = np.packbits(rows > 0, axis=1)
-    padded = np.zeros((len(rows), _code_words(rows.shape[1]) * 8), dtype=np.uint8)
-    padded[:, : bits.shape[1]] = bits
-    return padded.view(np.uint64)
-
-
-_BITS_IN_BYTE = np.array([bin(byte).count("1") for byte in range(256)], dtype=np.uint8)
-
-
-def _popcount(words: np.ndarray) -> np.ndarray:
-    """Set bits of each 64-bit word (numpy's own kernel from numpy 2.0)."""
-    if hasattr(np, "bitwise_count"):
-        return np.asarray(np.bitwise_count(words))
-    per_byte = _BITS_IN_BYTE[words.view(np.uint8)].reshape(*words.shape, 8)
-    return per_byte.sum(axis=-1, dtype=np.uint8)
-
-
-def _hamming(codes: np.ndarray, query_code: np.ndarray) -> np.ndarray:
-    """Hamming distance of every row's code (``codes`` word-major) to the query's, one word
-    at a time over contiguous runs (a row-major reduction costs three times more)."""
-    distances = np.zeros(codes.shape[1], dtype=np.uint16)
-    differing = np.empty(codes.shape[1], dtype=np.uint64)
-    for word in range(codes.shape[0]):
-        np.bitwise_xor(codes[word], query_code[word], out=differing)
-        distances += _popcount(differing)
-    return distances
-
-
-def _nearest_codes(distances: np.ndarray, wide: int) -> np.ndarray:
-    """Positions of the ``wide`` smallest distances (positions first on ties). Distances are
-    a few hundred values at most: a histogram finds the cut faster than a partition."""
-    counts = np.cumsum(np.bincount(distances))
-    cut = int(np.searchsorted(counts, wide))
-    near = np.flatnonzero(distances <= cut)  # one pass over every row; the rest over these
-    if len(near) == wide:
-        return near
-    at_cut = distances[near] == cut
-    keep = ~at_cut
-    keep[np.flatnonzero(at_cut)[: wide - (len(near) - int(at_cut.sum()))]] = True
-    return near[keep]
-
-
-def prefilter_candidates(
-    rows: np.ndarray,
-    codes: np.ndarray,
-    query: np.ndarray,
-    limit: int,
-    scales: np.ndarray | None = None,
-) -> np.ndarray:
-    """Positions of the int8 ``rows`` (with their :func:`sign_codes`, word-major: the
-    transpose, and their :func:`int8_scales` if kept) closest to ``query``,
-    ``limit + 20`` of them: the rows nearest by Hamming distance of sign bits (3% of
-    the rows, at least 32 per candidate), re-ranked by int8 cosine. Nearest first. Vectors
-    of fewer than :data:`SIGN_MIN_DIMENSION` dimensions, and scopes that small, are
-    scanned as int8 (:func:`int8_candidates`)."""
-    count = _candidate_count(len(rows), limit)
-    if count <= 0:
-        return np.zeros(0, dtype=np.int64)
-    quantized = quantize_int8(query)
-    wide = max(SIGN_CANDIDATES_PER_CANDIDATE * count, int(len(rows) * SIGN_CANDIDATES_SHARE))
-    if wide >= len(rows) or rows.shape[1] < SIGN_MIN_DIMENSION:
-        return int8_candidates(rows, query, limit)
-    near = _nearest_codes(_hamming(codes, sign_codes(quantized)[0]), wide)
-    # A few thousand rows: float32 products on this thread cost less than a usearch call.
-    chosen = rows[near]
-    scale = scales[near] if scales is not None else int8_scales(chosen)
-    cosines = _dot_rows(chosen.astype(np.float32), quantized[0].astype(np.float32)) * scale
-    return near[_top(cosines, count)]
-
-
-def _dot_rows(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """``rows @ query``, computed on the calling thread. numpy's ``@`` hands a product of
-    more than a few thousand elements to OpenBLAS, whose threads then spin on every core
-    for a while after each call: each search would keep the other cores busy for nothing
-    (twice the CPU time of a recall on two cores, for the same wall time)."""
-    if hasattr(np, "vecdot"):  # numpy 2: a loop of its own, no BLAS threads
-        return np.asarray(np.vecdot(rows, query))
-    return np.einsum("ij,j->i", rows, query)
-
-
-def _top(scores: np.ndarray, limit: int) -> np.ndarray:
-    """Positions of the ``limit`` highest scores, highest first (stable on ties)."""
-    k = min(limit, len(scores))
-    if k <= 0:
-        return np.zeros(0, dtype=np.int64)
-    top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
-    return top[np.argsort(-scores[top], kind="stable")]
 
 
 class SqliteVectorIndex:
@@ -570,8 +428,8 @@ class SqliteVectorIndex:
             if len(pks) == 0:
                 return []
             if loaded.exact:
-                sims = _dot_rows(rows, query)
-                top = _top(sims, limit)
+                sims = dot_rows(rows, query)
+                top = top_positions(sims, limit)
                 return [(int(pks[i]), float(sims[i])) for i in top]
             candidates = prefilter_candidates(rows, codes, query, limit, scales)
             chosen = pks[candidates]
@@ -594,11 +452,11 @@ class SqliteVectorIndex:
         if not keys:
             return []
         matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(keys), -1)
-        sims = _dot_rows(matrix, np.asarray(query, dtype=np.float32))
+        sims = dot_rows(matrix, np.asarray(query, dtype=np.float32))
         # Ties go to the older memory, as in the exact path (rows kept in key order there).
         order = np.argsort(np.asarray(keys))
         sims, ordered = sims[order], np.asarray(keys)[order]
-        return [(int(ordered[i]), float(sims[i])) for i in _top(sims, limit)]
+        return [(int(ordered[i]), float(sims[i])) for i in top_positions(sims, limit)]
 
     def missing(self, conn: Connection, namespace: str, limit: int) -> list[int]:
         rows = conn.execute(
