@@ -268,7 +268,7 @@ def test_int8_rows_keep_their_codes_through_appends_and_deletes() -> None:
     assert np.array_equal(cached.scales, vp.int8_scales(cached.vectors))
 
 
-def test_int8_scales_rank_rows_by_cosine() -> None:
+def test_int8_scales_rank_rows_by_cosine(monkeypatch: pytest.MonkeyPatch) -> None:
     rows = np.array([[3, 4, 0], [0, 0, 0], [-1, 0, 0]], dtype=np.int8)
     assert vp.int8_scales(rows).tolist() == pytest.approx([0.2, 0.0, 1.0])
     vectors = _clustered(9000, 384)
@@ -283,6 +283,8 @@ def test_int8_scales_rank_rows_by_cosine() -> None:
     )
     assert np.all(np.diff(cosines) <= 1e-6)
     assert kept[0] == 5
+    monkeypatch.setattr(vp, "_RERANK_CHUNK", 7)  # re-ranked a few rows at a time: the same
+    assert prefilter_candidates(quantized, codes, query, 10).tolist() == kept.tolist()
 
 
 def test_hamming_over_word_major_codes_and_the_nearest_codes() -> None:

@@ -38,6 +38,7 @@ SIGN_CANDIDATES_PER_CANDIDATE = 32
 SIGN_CANDIDATES_SHARE = 0.03
 # Fewer sign bits than this say too little about a row: such vectors are scanned as int8.
 SIGN_MIN_DIMENSION = 256
+_RERANK_CHUNK = 4096  # rows re-ranked per float32 product (6 MB at 384 dimensions)
 
 
 def quantize_int8(rows: np.ndarray) -> np.ndarray:
@@ -146,10 +147,15 @@ def prefilter_candidates(
     if wide >= len(rows) or rows.shape[1] < SIGN_MIN_DIMENSION:
         return int8_candidates(rows, query, limit)
     near = _nearest_codes(_hamming(codes, sign_codes(quantized)[0]), wide)
-    # A few thousand rows: float32 products on this thread cost less than a usearch call.
-    chosen = rows[near]
-    scale = scales[near] if scales is not None else int8_scales(chosen)
-    cosines = dot_rows(chosen.astype(np.float32), quantized[0].astype(np.float32)) * scale
+    # float32 products on this thread cost less than a usearch call; a chunk at a time, so
+    # the float32 copy stays small however many rows a large scope keeps (3% of a million).
+    target = quantized[0].astype(np.float32)
+    cosines = np.empty(len(near), dtype=np.float32)
+    for begin in range(0, len(near), _RERANK_CHUNK):
+        part = near[begin : begin + _RERANK_CHUNK]
+        chosen = rows[part]
+        scale = scales[part] if scales is not None else int8_scales(chosen)
+        cosines[begin : begin + len(part)] = dot_rows(chosen.astype(np.float32), target) * scale
     return near[top_positions(cosines, count)]
 
 
