@@ -247,6 +247,8 @@ class ScopePostings:
         gather = np.repeat(starts - before, lengths) + np.arange(int(lengths.sum()))
         terms = np.frombuffer(self._sequence, dtype=np.int32)[gather]
         times = np.frombuffer(self._times, dtype=np.int64)[at]
+        # The term mapping is shared, not copied: a term's number never changes once given,
+        # and terms added later are in none of these documents.
         return keys, EncodedDocuments(terms, lengths, self._term_ids, self._vocabulary), times
 
     def _in_context(self, context: str | None) -> int | None:
