@@ -215,36 +215,40 @@ class _LayerSearch:
             )
             or {}
         )
-        # Procedures are weighted by their success rate, which only their rows hold.
-        stored = {
-            layer: set(entry.pks) for layer, entry in indexed.items() if layer != "procedural"
-        }
+        queries = {layer: self._lexical_query(layer, pks) for layer, (pks, _, _) in found.items()}
+        # The memories the index holds are scored together, from their term numbers; the
+        # rest are read. Procedures are read too: their success rate weighs their score, and
+        # only their rows hold it.
+        held: dict[str, dict[int, float]] = {}
+        for layer, entry in indexed.items():
+            if layer == "procedural":
+                continue
+            query, average_length = queries[layer]
+            scores = (
+                query.score_documents(entry.documents, average_length).tolist()
+                if query is not None
+                else [0.0] * len(entry.pks)
+            )
+            held[layer] = dict(zip(entry.pks, scores, strict=True))
         unstored = [
             pk
             for layer, (_, _, candidates) in found.items()
             for pk in candidates
-            if pk not in stored.get(layer, ())
+            if pk not in held.get(layer, {})
         ]
         rows = self.repo.rows_by_pk(conn, unstored)
         best: dict[int, None] = {}
         by_layer: dict[str, list[tuple[float, int]]] = {}
-        for layer, (pks, cosines, candidates) in found.items():
-            query, average_length = self._lexical_query(layer, pks)
-            # The memories the index holds are scored together, from their term numbers.
-            held: dict[int, float] = {}
-            entry = indexed.get(layer)
-            if entry is not None and layer in stored:
-                held = dict.fromkeys(entry.pks, 0.0)
-                if query is not None:
-                    scores = query.score_documents(entry.documents, average_length)
-                    held = dict(zip(entry.pks, scores.tolist(), strict=True))
+        for layer, (_, cosines, candidates) in found.items():
+            query, average_length = queries[layer]
+            lexical_of = held.get(layer, {})
             scored: list[tuple[float, int]] = []
             for pk in candidates:
                 row = rows.get(pk)
                 if row is not None:
                     score = self._score(row, query, average_length, cosines.get(pk, -1.0))
-                elif pk in held:
-                    score = self._fused(held[pk], cosines.get(pk, -1.0))
+                elif pk in lexical_of:
+                    score = self._fused(lexical_of[pk], cosines.get(pk, -1.0))
                 else:
                     continue
                 if score > 0:

@@ -78,6 +78,7 @@ def int8_scales(rows: np.ndarray) -> np.ndarray:
 
 
 def code_words(dimension: int) -> int:
+    """How many 64-bit words hold the sign bits of a vector of ``dimension`` components."""
     return -(-dimension // 64)
 
 
