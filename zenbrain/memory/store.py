@@ -15,6 +15,7 @@ from zenbrain.errors import InvalidInputError
 from zenbrain.layers.core import derive_label
 from zenbrain.layers.routing import extract_steps, route
 from zenbrain.layers.semantic import DEFAULT_FACT_CONFIDENCE
+from zenbrain.memory.collector import collector_paused
 from zenbrain.memory.embedding import Progress
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.stages.base import StoredMemory
@@ -216,6 +217,15 @@ def store_many(
         )
     if progress is not None and not callable(progress):
         raise InvalidInputError(f"progress must be a callable(done, total), got {progress!r}")
+    # The batch lives only inside _prepare_and_write: when the collector resumes, what the
+    # batch allocated is already freed and the collector finds nothing of it to scan.
+    with collector_paused():
+        return _prepare_and_write(scope, items, progress)
+
+
+def _prepare_and_write(
+    scope: MemoryScope, items: Iterable[str | Mapping[str, Any]], progress: Progress | None
+) -> list[str]:
     now = scope.now()
     batch = prepare_items(items, now)
     if not batch:
