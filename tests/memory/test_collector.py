@@ -5,6 +5,7 @@ nested and concurrent pauses."""
 from __future__ import annotations
 
 import gc
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -94,3 +95,24 @@ def test_a_rejected_store_many_resumes_the_collector(tmp_path: Path) -> None:
             memory.store_many(["a fine memory", 42])  # type: ignore[list-item]
         assert gc.isenabled()
         assert memory.recall("fine memory") == []
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the platform has no fork")
+def test_a_process_forked_during_a_pause_starts_with_the_collector_running() -> None:
+    gc.enable()
+    read, write = os.pipe()
+    with collector_paused():
+        child = os.fork()
+        if child == 0:  # pragma: no cover - runs in the child
+            os.close(read)
+            with collector_paused():
+                paused = not gc.isenabled()
+            os.write(write, b"%d%d" % (paused, gc.isenabled()))
+            os._exit(0)
+        os.close(write)
+        reported = os.read(read, 2)
+        os.close(read)
+        os.waitpid(child, 0)
+        assert not gc.isenabled()  # the parent's pause goes on
+    assert reported == b"11"
+    assert gc.isenabled()
