@@ -1,19 +1,22 @@
-"""store_many pauses Python's cyclic garbage collector while it builds and writes a batch,
-and always leaves it as it found it: enabled or disabled, after success or rejection, with
-nested and concurrent pauses."""
+"""store_many pauses Python's cyclic garbage collector while it validates and writes a batch
+(not while it embeds it), and always leaves it as it found it: enabled or disabled, after
+success or rejection, with nested and concurrent pauses, and in a forked child."""
 
 from __future__ import annotations
 
 import gc
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from zenbrain import MemoryCoordinator, ZenbrainError
 from zenbrain.memory.collector import collector_paused
+from zenbrain.stages import Stage
+from zenbrain.testing import DeterministicEmbedder
 
 
 @pytest.fixture(autouse=True)
@@ -78,13 +81,41 @@ def test_overlapping_pauses_on_threads_resume_after_the_last() -> None:
     assert gc.isenabled()
 
 
-def test_store_many_runs_with_the_collector_paused(tmp_path: Path) -> None:
+class _CollectorAtWrite(Stage):
+    """Records whether the collector runs while the memories are written."""
+
+    def __init__(self) -> None:
+        self.seen: list[bool] = []
+
+    def after_store(self, conn: Any, scope: Any, stored: Any) -> None:
+        self.seen.append(gc.isenabled())
+
+
+class _CollectorAtEmbedding(DeterministicEmbedder):
+    """Records whether the collector runs while the memories are embedded."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[bool] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> Any:
+        if len(texts) > 1:  # not the single calibration sentence of the first open
+            self.seen.append(gc.isenabled())
+        return super().embed_documents(texts)
+
+
+def test_store_many_writes_with_the_collector_paused_and_embeds_with_it_running(
+    tmp_path: Path,
+) -> None:
     gc.enable()
-    during: list[bool] = []
-    with MemoryCoordinator(str(tmp_path / "m.db")) as memory:
-        items = [f"Mia planted {n} tulips in the garden" for n in range(600)]
-        memory.store_many(items, progress=lambda done, total: during.append(gc.isenabled()))
-    assert during and not any(during)
+    stage, embedder = _CollectorAtWrite(), _CollectorAtEmbedding()
+    location = str(tmp_path / "m.db")
+    with MemoryCoordinator(location, stages=[stage], embedder=embedder) as memory:
+        memory.store_many([f"Mia planted {n} tulips in the garden" for n in range(600)])
+        assert stage.seen == [False]
+        assert embedder.seen and all(embedder.seen)
+        memory.store("Mia watered the tulips")  # a single store writes paused too
+        assert stage.seen == [False, False]
     assert gc.isenabled()
 
 

@@ -1,4 +1,5 @@
-"""Pausing Python's cyclic garbage collector while a batch of memories is built and written.
+"""Pausing Python's cyclic garbage collector while a batch of memories is validated and
+while it is written.
 
 Every object a ``store_many`` batch makes (validated items, term lists, rows) lives until
 its commit and is then freed by reference counting. The collector cannot know that: it

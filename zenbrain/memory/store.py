@@ -217,17 +217,11 @@ def store_many(
         )
     if progress is not None and not callable(progress):
         raise InvalidInputError(f"progress must be a callable(done, total), got {progress!r}")
-    # The batch lives only inside _prepare_and_write: when the collector resumes, what the
-    # batch allocated is already freed and the collector finds nothing of it to scan.
-    with collector_paused():
-        return _prepare_and_write(scope, items, progress)
-
-
-def _prepare_and_write(
-    scope: MemoryScope, items: Iterable[str | Mapping[str, Any]], progress: Progress | None
-) -> list[str]:
     now = scope.now()
-    batch = prepare_items(items, now)
+    # The collector is paused while the batch is validated and while it is written, not
+    # while it is embedded: a model may take minutes, and the pause is the whole process's.
+    with collector_paused():
+        batch = prepare_items(items, now)
     if not batch:
         return []
     total = len(batch)
@@ -246,7 +240,7 @@ def _store_batch(
 ) -> list[str]:
     if not embedded:
         embed(scope, batch)
-    with scope.lock:
+    with scope.lock, collector_paused():  # paused once the lock is held, not while waiting
         with scope.repo.write() as conn:
             ids = write(scope, conn, batch, now)
         return remember_in_working(scope, batch, ids, now)
