@@ -587,10 +587,10 @@ def findings(run: ScaleRun) -> list[str]:
             "entity mentions) plus the scopes' counts, each table's rows of a batch with one "
             "DB-API `executemany`. Heaviest parts in the profile (per "
             f"memory): {_top_zenbrain(run, 'store_many')}. What is left is Python work per "
-            "memory (validation, emotion tagging, routing, tokenising, entity extraction: "
-            "about 60% of the time) and SQLite's own (about 40%): the rows of four tables "
-            "and their indexes, of which the entity mentions' takes a page per entity a batch "
-            "names."
+            "memory (validation, emotion tagging, routing, tokenising, entity extraction) "
+            "and SQLite's own: the rows of four tables and their indexes, of which the entity "
+            "mentions' takes a page per entity a batch names. The section \"Writes: the "
+            'garbage collector paused during `store_many`" times each step.'
         )
     return lines
 
