@@ -142,10 +142,7 @@ class _Rows:
         if self.exact:
             self._vectors[self.size : end] = rows
         else:
-            quantized = quantize_int8(rows)
-            self._vectors[self.size : end] = quantized
-            self._codes[:, self.size : end] = sign_codes(quantized).T
-            self._scales[self.size : end] = int8_scales(quantized)
+            _encode_int8(rows, self._vectors, self._codes, self._scales, self.size)
         self.size = end
         self.max_pk = max(self.max_pk, int(np.max(np.asarray(pks))))
 
@@ -170,11 +167,21 @@ class _Rows:
         codes = np.zeros((code_words(self.dimension), len(self._pks)), dtype=np.uint64)
         scales = np.zeros(len(self._pks), dtype=np.float32)
         for begin in range(0, self.size, _READ_CHUNK):
-            end = min(self.size, begin + _READ_CHUNK)
-            quantized[begin:end] = quantize_int8(self._vectors[begin:end])
-            codes[:, begin:end] = sign_codes(quantized[begin:end]).T
-            scales[begin:end] = int8_scales(quantized[begin:end])
+            chunk = self._vectors[begin : min(self.size, begin + _READ_CHUNK)]
+            _encode_int8(chunk, quantized, codes, scales, begin)
         self._vectors, self._codes, self._scales = quantized, codes, scales
+
+
+def _encode_int8(
+    rows: np.ndarray, vectors: np.ndarray, codes: np.ndarray, scales: np.ndarray, begin: int
+) -> None:
+    """Write float32 ``rows`` into an int8 scope's buffers from position ``begin``: their
+    quantisation, its sign bits (word-major) and its scales."""
+    end = begin + len(rows)
+    quantized = quantize_int8(rows)
+    vectors[begin:end] = quantized
+    codes[:, begin:end] = sign_codes(quantized).T
+    scales[begin:end] = int8_scales(quantized)
 
 
 class SqliteVectorIndex:
