@@ -3,6 +3,7 @@ can attain, and how conversation neighbours lend each other relevance."""
 
 from __future__ import annotations
 
+import warnings
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -145,3 +146,13 @@ def test_scoring_together_finds_pairs_only_within_one_document() -> None:
     scores = prepared.score_documents(_encoded(docs), 2.0).tolist()
     assert scores == [prepared.score(doc, 2.0) for doc in docs]
     assert scores[2] > scores[0] == scores[1] > 0
+
+
+def test_a_vanishing_mean_length_scores_as_alone_without_a_warning() -> None:
+    # Python's floats overflow to inf silently in score(); numpy would warn about it.
+    prepared = LexicalQuery(["kiel"], {"kiel": 1.0})
+    docs = [["kiel", "harbour"], ["tea"]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        scores = prepared.score_documents(_encoded(docs), 1e-310).tolist()
+    assert scores == [prepared.score(doc, 1e-310) for doc in docs]

@@ -200,7 +200,10 @@ class LexicalQuery:
         k1, b = self.k1, self.b
         norm = np.ones(count, dtype=np.float64)
         if average_length is not None and average_length > 0:
-            norm = 1.0 - b + b * lengths.astype(np.float64) / average_length
+            # A vanishing mean length overflows to inf, as Python's floats do in score(),
+            # without numpy's warning about it.
+            with np.errstate(over="ignore"):
+                norm = 1.0 - b + b * lengths.astype(np.float64) / average_length
         gained = np.zeros(count, dtype=np.float64)
         for term, weight in self._distinct:
             number = documents.numbers.get(term)
