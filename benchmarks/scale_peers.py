@@ -16,7 +16,7 @@ import shutil
 import sqlite3
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,14 @@ from benchmarks.scale_corpus import Corpus
 from benchmarks.scale_systems import Measurement, RunSettings, _bar, _timed_queries
 from zenbrain.text import tokenize
 
-__all__ = ["available", "measure_bm25s", "measure_chroma", "measure_fts5", "measure_mem0"]
+__all__ = [
+    "available",
+    "insert_fts5",
+    "measure_bm25s",
+    "measure_chroma",
+    "measure_fts5",
+    "measure_mem0",
+]
 
 
 @contextmanager
@@ -47,6 +54,19 @@ def _fts_query(text: str) -> str:
 
 
 # --------------------------------------------------------------------------- FTS5 floor
+def insert_fts5(db: sqlite3.Connection, texts: Sequence[str], batch_size: int) -> float:
+    """Insert ``texts`` into the FTS5 table ``docs`` of ``db`` (autocommit mode), one
+    transaction per batch; returns the seconds taken."""
+    start = time.perf_counter()
+    for begin in range(0, len(texts), batch_size):
+        db.execute("BEGIN")
+        db.executemany(
+            "INSERT INTO docs(body) VALUES (?)", [(t,) for t in texts[begin : begin + batch_size]]
+        )
+        db.execute("COMMIT")
+    return time.perf_counter() - start
+
+
 def measure_fts5(corpus: Corpus, size: int, *, settings: RunSettings) -> Measurement:
     """A bare FTS5 table of the texts (unicode61 tokenizer), one transaction per batch, and
     ``ORDER BY bm25()`` queries: the floor of any SQLite lexical search."""
@@ -56,13 +76,7 @@ def measure_fts5(corpus: Corpus, size: int, *, settings: RunSettings) -> Measure
         db.execute("PRAGMA journal_mode = WAL")
         db.execute("PRAGMA synchronous = NORMAL")
         db.execute("CREATE VIRTUAL TABLE docs USING fts5(body)")
-        start = time.perf_counter()
-        for begin in range(0, size, settings.batch_size):
-            chunk = corpus.memories[begin : min(size, begin + settings.batch_size)]
-            db.execute("BEGIN")
-            db.executemany("INSERT INTO docs(body) VALUES (?)", [(t,) for t in chunk])
-            db.execute("COMMIT")
-        result.load_seconds = time.perf_counter() - start
+        result.load_seconds = insert_fts5(db, corpus.memories[:size], settings.batch_size)
         result.batch_rate = size / result.load_seconds
 
         def recall(query: str) -> int:

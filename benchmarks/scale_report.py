@@ -590,7 +590,9 @@ def findings(run: ScaleRun) -> list[str]:
             "memory (validation, emotion tagging, routing, tokenising, entity extraction) "
             "and SQLite's own: the rows of four tables and their indexes, of which the entity "
             "mentions' takes a page per entity a batch names. The section \"Writes: the "
-            'garbage collector paused during `store_many`" times each step.'
+            'garbage collector paused during `store_many`" times each step; "Writes: the '
+            'floor of the rows a memory keeps" replays the rows alone, without Python '
+            "(`python -m benchmarks.write_floor`)."
         )
     return lines
 
