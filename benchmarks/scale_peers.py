@@ -27,6 +27,7 @@ from zenbrain.text import tokenize
 
 __all__ = [
     "available",
+    "fts_query",
     "insert_fts5",
     "measure_bm25s",
     "measure_chroma",
@@ -48,7 +49,7 @@ def _disk(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def _fts_query(text: str) -> str:
+def fts_query(text: str) -> str:
     """The query's terms, OR-ed: what an application would pass to ``MATCH``."""
     return " OR ".join(f'"{t}"' for t in dict.fromkeys(tokenize(text)))
 
@@ -80,7 +81,7 @@ def measure_fts5(corpus: Corpus, size: int, *, settings: RunSettings) -> Measure
         result.batch_rate = size / result.load_seconds
 
         def recall(query: str) -> int:
-            match = _fts_query(query)
+            match = fts_query(query)
             if not match:
                 return 0
             rows = db.execute(
