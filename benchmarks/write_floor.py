@@ -41,6 +41,9 @@ __all__ = ["RoundTimes", "main", "markdown_table", "replay_rows", "run_round", "
 
 NAMESPACE = "bench"
 _Batch = list[tuple[str, list[tuple[object, ...]]]]  # (INSERT statement, its rows) per table
+# Tables whose rows a batch updates rather than adds (per-scope counts, the change counter):
+# their rows are written again with each batch.
+_COUNTER_TABLES = ("zb_lexical_lengths", "zb_meta")
 
 
 @dataclass
@@ -124,7 +127,7 @@ def _planned_batches(source: Path, bounds: Sequence[dict[str, int]]) -> list[_Ba
                         (previous[table], highest),
                     ).fetchall()
                     batch.append((f"INSERT INTO {table} ({listed}) VALUES ({marks})", rows))
-                elif highest and table.startswith(("zb_lexical_lengths", "zb_meta")):
+                elif highest and table in _COUNTER_TABLES:
                     rows = db.execute(f"SELECT {listed} FROM {table}").fetchall()
                     batch.append(
                         (f"INSERT OR REPLACE INTO {table} ({listed}) VALUES ({marks})", rows)
