@@ -303,6 +303,23 @@ def test_the_command_starts_without_the_heavy_imports() -> None:
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
 
 
+def test_a_store_opens_and_recalls_without_sqlalchemy_orm(db: str) -> None:
+    """Every command opens a store; SQLAlchemy's ORM (a tenth of a command's start-up) is
+    not needed for that: zenbrain uses the SQL expression layer only."""
+    probe = (
+        "import sys\n"
+        "from zenbrain import MemoryCoordinator\n"
+        "with MemoryCoordinator(sys.argv[1]) as memory:\n"
+        "    memory.store('Ada met Grace in London')\n"
+        "    memory.recall('Ada London')\n"
+        "print(sorted(m for m in sys.modules if m.startswith('sqlalchemy.orm')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, db], capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
 # ---------------------------------------------------------------- list, show, export, import
 def _seed(db: str, *, via_cli: bool = False) -> dict[str, str]:
     """A fact, an episode, a procedure and a core block; through the Python API unless

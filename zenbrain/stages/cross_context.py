@@ -25,7 +25,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, and_, bindparam, delete, func, or_, select
-from sqlalchemy.orm import aliased
 
 from zenbrain._validation import check_positive_fraction
 from zenbrain.layers.cross_context import (
@@ -291,8 +290,8 @@ class CrossContextStage(Stage):
         if not seed_pks:
             return results
         score_of_pk = {seed_pks[r.id]: r.score for r in seeds if r.id in seed_pks}
-        seed_entity = aliased(entities)
-        linked_entity = aliased(entities)
+        seed_entity = entities.alias()
+        linked_entity = entities.alias()
         hops = conn.execute(
             select(
                 entity_mentions.c.memory_pk.label("seed_pk"),
@@ -394,8 +393,8 @@ def _delete_orphan_entities(conn: Connection, namespace: str, entity_pks: Sequen
 
 def merge_candidates(conn: Connection, namespace: str, limit: int = 20) -> list[MergeCandidate]:
     """Linked entity pairs of ``namespace``, most similar first."""
-    left = aliased(entities)
-    right = aliased(entities)
+    left = entities.alias()
+    right = entities.alias()
     rows = conn.execute(
         select(
             left.c.pk.label("left_pk"),
