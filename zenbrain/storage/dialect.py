@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sqlalchemy import (
@@ -23,10 +23,11 @@ from sqlalchemy import (
     select,
     text,
 )
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.dialects.postgresql import JSONB
 
 from zenbrain.storage.schema import memories, vectors
+
+if TYPE_CHECKING:
+    from sqlalchemy.dialects import postgresql, sqlite
 
 __all__ = [
     "POSTGRES_MIGRATION_LOCK",
@@ -46,13 +47,23 @@ POSTGRES_MIGRATION_LOCK = 0x7A62_6D67  # "zbmg"
 
 def upsert_insert(dialect: str, table: Table) -> postgresql.Insert | sqlite.Insert:
     """The dialect's INSERT, which both spell ``on_conflict_do_nothing/_update``."""
-    return postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
+    # Each dialect's module is imported when a store of its kind first needs it: PostgreSQL's
+    # (with asyncio, which it loads) was a tenth of an SQLite command's start-up.
+    if dialect == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
+        return postgresql.insert(table)
+    from sqlalchemy.dialects import sqlite
+
+    return sqlite.insert(table)
 
 
 def metadata_equals(dialect: str, key: str, value: JsonScalar) -> ColumnElement[bool]:
     """``zb_memories.metadata[key]`` equals the JSON scalar ``value`` exactly: same JSON
     type (``true`` is not ``1``), same value (``1`` equals ``1.0``, as in Python)."""
     if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import JSONB
+
         encoded = cast(bindparam(None, json.dumps(value), String), JSONB)
         return cast(memories.c.metadata, JSONB)[key] == encoded
     each = func.json_each(memories.c.metadata).table_valued("key", "type", "atom")
