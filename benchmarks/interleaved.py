@@ -19,7 +19,6 @@ benchmark does that).
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import statistics
 import sys
 import tempfile
@@ -31,7 +30,13 @@ from typing import Any
 
 from benchmarks.scale_corpus import Corpus, make_corpus
 from benchmarks.scale_locomo import make_locomo_corpus
-from benchmarks.scale_peers import available, fts_query, insert_fts5
+from benchmarks.scale_peers import (
+    available,
+    insert_fts5,
+    open_chroma,
+    open_fts5,
+    search_fts5,
+)
 from zenbrain import MemoryCoordinator
 
 __all__ = ["Interleaved", "System", "build_systems", "main", "markdown_report", "run"]
@@ -88,37 +93,19 @@ def _zenbrain(folder: Path, corpus: Corpus, *, hybrid: bool, limit: int) -> Syst
 
 
 def _fts5(folder: Path, corpus: Corpus, *, limit: int) -> System:
-    db = sqlite3.connect(folder / "fts.db", isolation_level=None)
-    db.execute("PRAGMA journal_mode = WAL")
-    db.execute("PRAGMA synchronous = NORMAL")
-    db.execute("CREATE VIRTUAL TABLE docs USING fts5(body)")
+    db = open_fts5(folder / "fts.db")
 
     def add(begin: int, end: int) -> None:
         insert_fts5(db, corpus.memories[begin:end], end - begin)
 
-    def recall(query: str) -> int:
-        match = fts_query(query)
-        if not match:
-            return 0
-        statement = "SELECT rowid, body FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT ?"
-        return len(db.execute(statement, (match, limit)).fetchall())
-
     def count() -> int:
         return int(db.execute("SELECT count(*) FROM docs").fetchone()[0])
 
-    return System(FTS5, add, recall, count, db.close)
+    return System(FTS5, add, lambda query: search_fts5(db, query, limit), count, db.close)
 
 
 def _chroma(folder: Path, corpus: Corpus, *, limit: int) -> System:
-    import chromadb
-    from chromadb.config import Settings
-
-    client = chromadb.PersistentClient(
-        path=str(folder / "chroma"), settings=Settings(anonymized_telemetry=False)
-    )
-    collection = client.create_collection(
-        "bench", metadata={"hnsw:space": "cosine"}, embedding_function=None
-    )
+    collection = open_chroma(folder / "chroma")
     table = corpus.table
     added = [0]
 
@@ -241,7 +228,7 @@ def markdown_report(result: Interleaved) -> str:
         )
     overall = _ratios(result, None)
     per_round = [_ratios(result, measured) for measured in result.rounds]
-    store = (result.size / result.load_seconds[LEXICAL]) / (result.size / result.load_seconds[FTS5])
+    store = result.load_seconds[FTS5] / result.load_seconds[LEXICAL]  # rate ÷ rate
     lines += [
         "",
         "| ratio | all rounds | each round (lowest–highest) | target |",
@@ -278,12 +265,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if missing is not None:
         print(f"{missing}: ChromaDB is left out", file=sys.stderr)
         chroma = False
-    if args.corpus == "locomo":
-        corpus = make_locomo_corpus(args.size, args.queries, seed=args.seed)
-        name = "LoCoMo-derived"
-    else:
-        corpus = make_corpus(args.size, args.queries, seed=args.seed)
-        name = "synthetic"
+    make = make_locomo_corpus if args.corpus == "locomo" else make_corpus
+    corpus = make(args.size, args.queries, seed=args.seed)
+    name = "LoCoMo-derived" if args.corpus == "locomo" else "synthetic"
     with tempfile.TemporaryDirectory(prefix="zb-interleaved-") as folder:
         systems = build_systems(Path(folder), corpus, limit=args.limit, chroma=chroma)
         try:

@@ -27,12 +27,14 @@ from zenbrain.text import tokenize
 
 __all__ = [
     "available",
-    "fts_query",
     "insert_fts5",
     "measure_bm25s",
     "measure_chroma",
     "measure_fts5",
     "measure_mem0",
+    "open_chroma",
+    "open_fts5",
+    "search_fts5",
 ]
 
 
@@ -49,12 +51,35 @@ def _disk(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def fts_query(text: str) -> str:
+def _fts_query(text: str) -> str:
     """The query's terms, OR-ed: what an application would pass to ``MATCH``."""
     return " OR ".join(f'"{t}"' for t in dict.fromkeys(tokenize(text)))
 
 
 # --------------------------------------------------------------------------- FTS5 floor
+def open_fts5(path: Path) -> sqlite3.Connection:
+    """A new SQLite file at ``path`` (autocommit mode, WAL, ``synchronous = NORMAL``) holding
+    the bare FTS5 table ``docs(body)``."""
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = NORMAL")
+    db.execute("CREATE VIRTUAL TABLE docs USING fts5(body)")
+    return db
+
+
+def search_fts5(db: sqlite3.Connection, query: str, limit: int) -> int:
+    """How many of ``docs`` a ``MATCH`` of ``query``'s terms ranks ``ORDER BY bm25()`` up to
+    ``limit`` (0 for a query without terms)."""
+    match = _fts_query(query)
+    if not match:
+        return 0
+    rows = db.execute(
+        "SELECT rowid, body FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT ?",
+        (match, limit),
+    ).fetchall()
+    return len(rows)
+
+
 def insert_fts5(db: sqlite3.Connection, texts: Sequence[str], batch_size: int) -> float:
     """Insert ``texts`` into the FTS5 table ``docs`` of ``db`` (autocommit mode), one
     transaction per batch; returns the seconds taken."""
@@ -73,22 +98,12 @@ def measure_fts5(corpus: Corpus, size: int, *, settings: RunSettings) -> Measure
     ``ORDER BY bm25()`` queries: the floor of any SQLite lexical search."""
     result = Measurement("fts5", "sqlite", "lexical", size)
     with _folder("zb-fts5-") as folder:
-        db = sqlite3.connect(folder / "fts.db", isolation_level=None)
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = NORMAL")
-        db.execute("CREATE VIRTUAL TABLE docs USING fts5(body)")
+        db = open_fts5(folder / "fts.db")
         result.load_seconds = insert_fts5(db, corpus.memories[:size], settings.batch_size)
         result.batch_rate = size / result.load_seconds
 
         def recall(query: str) -> int:
-            match = fts_query(query)
-            if not match:
-                return 0
-            rows = db.execute(
-                "SELECT rowid, body FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT ?",
-                (match, settings.limit),
-            ).fetchall()
-            return len(rows)
+            return search_fts5(db, query, settings.limit)
 
         result.recall, result.mismatches = _timed_queries(corpus.queries, settings, recall)
         for text in corpus.extra[: settings.single_stores]:
@@ -128,19 +143,25 @@ def measure_bm25s(corpus: Corpus, size: int, *, settings: RunSettings) -> Measur
 
 
 # --------------------------------------------------------------------------- ChromaDB
-def measure_chroma(corpus: Corpus, size: int, *, settings: RunSettings) -> Measurement:
-    """ChromaDB's embedded ``PersistentClient`` (HNSW, cosine), given the same vectors."""
+def open_chroma(folder: Path) -> Any:
+    """A new collection ``bench`` (HNSW, cosine, no embedding function: it is given vectors)
+    of ChromaDB's embedded ``PersistentClient`` in ``folder``, telemetry off."""
     import chromadb
     from chromadb.config import Settings
 
+    client = chromadb.PersistentClient(
+        path=str(folder), settings=Settings(anonymized_telemetry=False)
+    )
+    return client.create_collection(
+        "bench", metadata={"hnsw:space": "cosine"}, embedding_function=None
+    )
+
+
+def measure_chroma(corpus: Corpus, size: int, *, settings: RunSettings) -> Measurement:
+    """ChromaDB's embedded ``PersistentClient`` (HNSW, cosine), given the same vectors."""
     result = Measurement("chroma", "disk", "vector", size)
     with _folder("zb-chroma-") as folder:
-        client = chromadb.PersistentClient(
-            path=str(folder), settings=Settings(anonymized_telemetry=False)
-        )
-        collection = client.create_collection(
-            "bench", metadata={"hnsw:space": "cosine"}, embedding_function=None
-        )
+        collection = open_chroma(folder)
         bar = _bar(size, f"chroma {size:,}", settings)
         start = time.perf_counter()
         for begin in range(0, size, settings.batch_size):

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from benchmarks.scale_corpus import make_corpus
 from benchmarks.scale_locomo import make_locomo_corpus
-from benchmarks.scale_peers import insert_fts5
+from benchmarks.scale_peers import insert_fts5, open_fts5
 from zenbrain import MemoryCoordinator
 from zenbrain.storage.sqlite import PAGE_CACHE_KIB
 
@@ -57,15 +57,14 @@ class RoundTimes:
     replay_commits: float = 0.0
 
 
-def _connect(path: Path, *, as_zenbrain: bool = False) -> sqlite3.Connection:
-    """A connection in autocommit mode with the scale benchmark's FTS5 pragmas; with
-    ``as_zenbrain``, also those zenbrain's engine sets (foreign keys checked, its page cache)."""
+def _connect_as_zenbrain(path: Path) -> sqlite3.Connection:
+    """A connection in autocommit mode with the pragmas zenbrain's SQLite engine sets (WAL,
+    ``synchronous = NORMAL``, foreign keys checked, its page cache)."""
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = NORMAL")
-    if as_zenbrain:
-        db.execute("PRAGMA foreign_keys = ON")
-        db.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
+    db.execute("PRAGMA foreign_keys = ON")
+    db.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
     return db
 
 
@@ -114,12 +113,14 @@ def _planned_batches(source: Path, bounds: Sequence[dict[str, int]]) -> list[_Ba
     try:
         batches: list[_Batch] = []
         previous = dict.fromkeys(bounds[0], 0) if bounds else {}
+        columns: dict[str, tuple[str, str]] = {}  # each table's column list and placeholders
+        for table in previous:
+            names = [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
+            columns[table] = ", ".join(names), ", ".join("?" * len(names))
         for bound in bounds:
             batch: _Batch = []
             for table, highest in bound.items():
-                columns = [row[1] for row in db.execute(f"PRAGMA table_info({table})")]
-                listed = ", ".join(columns)
-                marks = ", ".join("?" * len(columns))
+                listed, marks = columns[table]
                 if highest > previous[table]:
                     rows = db.execute(
                         f"SELECT {listed} FROM {table}"
@@ -143,7 +144,7 @@ def replay_rows(source: Path, target: Path, bounds: Sequence[dict[str, int]]) ->
     """Write ``source``'s rows into a fresh store at ``target``, batch by batch as they were
     stored; returns the replay's seconds (store_many and fts5 left at 0)."""
     MemoryCoordinator(f"sqlite:///{target}", namespace=NAMESPACE).close()  # the schema
-    db = _connect(target, as_zenbrain=True)
+    db = _connect_as_zenbrain(target)
     for table in _tables(db):  # the schema's own rows (migrations, meta) come from source
         db.execute(f"DELETE FROM {table}")
     batches = _planned_batches(source, bounds)
@@ -174,8 +175,7 @@ def run_round(texts: Sequence[str], batch_size: int) -> RoundTimes:
         stored = Path(folder) / "stored.db"
         store_seconds, bounds = store_rows(stored, texts, batch_size)
         times = replay_rows(stored, Path(folder) / "replayed.db", bounds)
-        fts = _connect(Path(folder) / "fts.db")
-        fts.execute("CREATE VIRTUAL TABLE docs USING fts5(body)")
+        fts = open_fts5(Path(folder) / "fts.db")
         gc.collect()
         fts_seconds = insert_fts5(fts, texts, batch_size)
         fts.close()
@@ -237,13 +237,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.size < 1 or args.rounds < 1 or args.batch_size < 1:
         print("--size, --rounds and --batch-size must be at least 1", file=sys.stderr)
         return 2
-    if args.corpus == "locomo":
-        texts = make_locomo_corpus(args.size, 1, seed=args.seed).memories
-    else:
-        texts = make_corpus(args.size, 1, seed=args.seed).memories
+    make = make_locomo_corpus if args.corpus == "locomo" else make_corpus
+    texts = make(args.size, 1, seed=args.seed).memories
     rounds = []
     for number in range(args.rounds):
-        rounds.append(run_round(texts[: args.size], args.batch_size))
+        rounds.append(run_round(texts, args.batch_size))
         print(f"round {number + 1}: {rounds[-1]}", file=sys.stderr)
     print(
         markdown_table(
