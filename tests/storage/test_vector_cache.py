@@ -264,8 +264,109 @@ def test_int8_rows_keep_their_codes_through_appends_and_deletes() -> None:
     cached.append(list(range(101, 301)), vectors[100:], [None] * 200)  # grows the buffers
     cached.keep(cached.pks % 3 != 0)
     assert cached.size == 200
-    assert np.array_equal(cached.codes, sign_codes(cached.vectors).T)
+    # The centre is the mean of the rows held when the scope was quantised, kept after.
+    assert cached.centre is not None
+    assert np.array_equal(cached.centre, vp.code_centre(vectors[:100]))
+    kept = cached.pks - 1  # each kept row's position in ``vectors``
+    assert np.array_equal(cached.codes, vp.centred_codes(vectors[kept], cached.centre).T)
     assert np.array_equal(cached.scales, vp.int8_scales(cached.vectors))
+
+
+def test_a_scope_read_as_int8_takes_its_centre_from_its_first_rows() -> None:
+    vectors = _clustered(5000, 384)
+    cached = sv._Rows(1, 384, 5000, int8=True)
+    for begin in range(0, 5000, 1000):  # as a fresh process reads a scope, in chunks
+        cached.append(
+            list(range(begin + 1, begin + 1001)), vectors[begin : begin + 1000], [None] * 1000
+        )
+    assert cached.centre is not None
+    assert np.array_equal(cached.centre, vp.code_centre(vectors[:1000]))
+    assert np.array_equal(cached.codes, vp.centred_codes(vectors, cached.centre).T)
+
+
+def _narrow_cone(rows: int, seed: int = 5) -> np.ndarray:
+    """Unit vectors as many embedding models make them: all near one direction (a random
+    pair's cosine is about 0.8), differing around it in 60 clusters."""
+    rng = np.random.default_rng(seed)
+    common = rng.standard_normal(384)
+    centres = rng.standard_normal((60, 384))
+    spread = centres[rng.integers(0, 60, rows)] + 0.6 * rng.standard_normal((rows, 384))
+    spread /= np.linalg.norm(spread, axis=1, keepdims=True)
+    points = 2.2 * common / np.linalg.norm(common) + spread
+    return (points / np.linalg.norm(points, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _questions_near(vectors: np.ndarray, count: int, seed: int = 4) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    picked = vectors[rng.integers(0, len(vectors), count)]
+    near = picked + 0.05 * rng.standard_normal((count, vectors.shape[1]))
+    return (near / np.linalg.norm(near, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_sign_bits_around_the_centre_find_neighbours_in_a_narrow_cone() -> None:
+    vectors = _narrow_cone(20_000)
+    pairs = np.random.default_rng(6).integers(0, 20_000, (200, 2))
+    assert float(np.mean(np.sum(vectors[pairs[:, 0]] * vectors[pairs[:, 1]], axis=1))) > 0.75
+    quantized = quantize_int8(vectors)
+    scales = vp.int8_scales(quantized)
+    centre = vp.code_centre(vectors[: vp.CENTRE_SAMPLE_ROWS])
+    centred = np.ascontiguousarray(vp.centred_codes(vectors, centre).T)
+    around_origin = np.ascontiguousarray(sign_codes(quantized).T)
+    hits = {"centre": 0, "origin": 0}
+    queries = _questions_near(vectors, 30)
+    for query in queries:
+        exact = set(np.argsort(-(vectors @ query))[:10].tolist())
+        found = prefilter_candidates(quantized, centred, query, 10, scales, centre)
+        hits["centre"] += len(exact & set(found.tolist()))
+        found = prefilter_candidates(quantized, around_origin, query, 10, scales)
+        hits["origin"] += len(exact & set(found.tolist()))
+    assert hits["centre"] / (10 * len(queries)) >= 0.98
+    # Around the origin, most bits are the same in every row: the scan misses neighbours.
+    assert hits["origin"] / (10 * len(queries)) < 0.92
+
+
+class _RowEmbedder:
+    """Text ``"row N"`` is row N of a fixed matrix (documents and questions alike); any
+    other text (the coordinator's own probe) is hashed."""
+
+    def __init__(self, matrix: np.ndarray) -> None:
+        self.matrix = matrix
+        self.others = HashingEmbedder(dimension=matrix.shape[1])
+
+    @property
+    def model_id(self) -> str:
+        return "test-rows"
+
+    @property
+    def dimension(self) -> int:
+        return int(self.matrix.shape[1])
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        if all(text.startswith("row ") for text in texts):
+            return self.matrix[[int(text.split()[1]) for text in texts]]
+        return self.others.embed_documents(texts)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self.embed_documents(texts)
+
+
+def test_a_stored_narrow_cone_is_searched_around_its_centre(db_path: Path) -> None:
+    stored = _narrow_cone(20_000, seed=3)
+    questions = _questions_near(stored, 30, seed=8)
+    embedder = _RowEmbedder(np.vstack([stored, questions]))
+    with MemoryCoordinator(db_path, embedder=embedder) as memory:
+        index = _prefiltering(memory, min_rows=20_000)
+        memory.store_many([{"content": f"row {i}", "layer": "semantic"} for i in range(20_000)])
+        hits = 0
+        for position, query in enumerate(questions):
+            got = _nearest(memory, embedder.embed_queries([f"row {20_000 + position}"])[0], 10)
+            want = _exact_top(memory, query, 10)
+            hits += len({pk for pk, _ in got} & {pk for pk, _ in want})
+        cached = index._cache[(memory.namespace, "semantic")]
+        assert not cached.exact and cached.size == 20_000
+        assert cached.centre is not None
+        assert np.allclose(cached.centre, vp.code_centre(stored[: vp.CENTRE_SAMPLE_ROWS]))
+        assert hits / (10 * len(questions)) >= 0.98
 
 
 def test_int8_scales_rank_rows_by_cosine(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,13 +5,15 @@ A scope (namespace and layer) is held in memory in one of two forms:
 - below :data:`PREFILTER_MIN_ROWS` rows, an exact float32 matrix searched with one numpy
   matrix-vector product (at that size the product costs less than any index);
 - from there on, an int8 copy (a quarter of the bytes) with each row's sign bits beside it
-  (a 32nd of the bytes). A search ranks every row by the Hamming distance of its bits to
-  the query's, re-ranks the closest 3% by their int8 cosine, and keeps a few times
-  more candidates than asked (:mod:`zenbrain.storage.vector_prefilter`); their float32
-  vectors are then read back by primary key and re-scored exactly, so every returned
-  similarity is the exact cosine and the ranking is exact as long as the true neighbours
-  are among the candidates (``benchmarks.scale_ann`` and ``benchmarks.scale`` measure how
-  often they are).
+  (a 32nd of the bytes), taken around the scope's centre: the mean of the first
+  :data:`~zenbrain.storage.vector_prefilter.CENTRE_SAMPLE_ROWS` rows the copy held, which a
+  process works out when it quantises or reads the scope. A search ranks every row by the
+  Hamming distance of its bits to the query's, re-ranks the closest 3% by their int8
+  cosine, and keeps a few times more candidates than asked
+  (:mod:`zenbrain.storage.vector_prefilter`); their float32 vectors are then read back by
+  primary key and re-scored exactly, so every returned similarity is the exact cosine and
+  the ranking is exact as long as the true neighbours are among the candidates
+  (``benchmarks.scale_ann`` and ``benchmarks.scale`` measure how often they are).
 
 Both forms grow in place into preallocated buffers (doubling), so loading or appending never
 copies the whole matrix more than once. Every write bumps the scope's row in
@@ -35,12 +37,14 @@ from zenbrain.storage import removal_log
 from zenbrain.storage.indexes import IndexedVector
 from zenbrain.storage.schema import memories, vector_versions, vectors
 from zenbrain.storage.vector_prefilter import (
+    CENTRE_SAMPLE_ROWS,
+    centred_codes,
+    code_centre,
     code_words,
     dot_rows,
     int8_scales,
     prefilter_candidates,
     quantize_int8,
-    sign_codes,
     top_positions,
 )
 
@@ -56,8 +60,8 @@ _SQL_IN_CHUNK = 900  # below SQLite's default limit of bound parameters
 
 class _Rows:
     """One scope's rows held in memory: primary keys, contexts and either float32 vectors
-    (``exact``) or their int8 quantisation with its :func:`sign_codes`, in preallocated
-    buffers grown by doubling."""
+    (``exact``) or their int8 quantisation with its :func:`centred_codes` around
+    ``centre``, in preallocated buffers grown by doubling."""
 
     __slots__ = (
         "_codes",
@@ -65,6 +69,7 @@ class _Rows:
         "_pks",
         "_scales",
         "_vectors",
+        "centre",
         "dimension",
         "max_pk",
         "removals_seen",
@@ -85,6 +90,9 @@ class _Rows:
         # Word-major: a scan reads each word of every row as one contiguous run.
         self._codes = np.zeros((code_words(dimension), capacity if int8 else 0), np.uint64)
         self._scales = np.zeros(capacity if int8 else 0, dtype=np.float32)
+        # Set from the first rows an int8 copy holds; fixed from then on, so every row's bits
+        # are taken around the same point.
+        self.centre: np.ndarray | None = None
 
     @property
     def exact(self) -> bool:
@@ -142,7 +150,9 @@ class _Rows:
         if self.exact:
             self._vectors[self.size : end] = rows
         else:
-            _encode_int8(rows, self._vectors, self._codes, self._scales, self.size)
+            if self.centre is None:
+                self.centre = code_centre(rows[:CENTRE_SAMPLE_ROWS])
+            _encode_int8(rows, self.centre, self._vectors, self._codes, self._scales, self.size)
         self.size = end
         self.max_pk = max(self.max_pk, int(np.max(np.asarray(pks))))
 
@@ -166,21 +176,27 @@ class _Rows:
         quantized = np.zeros((len(self._pks), self.dimension), dtype=np.int8)
         codes = np.zeros((code_words(self.dimension), len(self._pks)), dtype=np.uint64)
         scales = np.zeros(len(self._pks), dtype=np.float32)
+        self.centre = code_centre(self._vectors[: min(self.size, CENTRE_SAMPLE_ROWS)])
         for begin in range(0, self.size, _READ_CHUNK):
             chunk = self._vectors[begin : min(self.size, begin + _READ_CHUNK)]
-            _encode_int8(chunk, quantized, codes, scales, begin)
+            _encode_int8(chunk, self.centre, quantized, codes, scales, begin)
         self._vectors, self._codes, self._scales = quantized, codes, scales
 
 
 def _encode_int8(
-    rows: np.ndarray, vectors: np.ndarray, codes: np.ndarray, scales: np.ndarray, begin: int
+    rows: np.ndarray,
+    centre: np.ndarray,
+    vectors: np.ndarray,
+    codes: np.ndarray,
+    scales: np.ndarray,
+    begin: int,
 ) -> None:
     """Write float32 ``rows`` into an int8 scope's buffers from position ``begin``: their
-    quantisation, its sign bits (word-major) and its scales."""
+    quantisation, their sign bits around ``centre`` (word-major) and the scales."""
     end = begin + len(rows)
     quantized = quantize_int8(rows)
     vectors[begin:end] = quantized
-    codes[:, begin:end] = sign_codes(quantized).T
+    codes[:, begin:end] = centred_codes(rows, centre).T
     scales[begin:end] = int8_scales(quantized)
 
 
@@ -438,7 +454,7 @@ class SqliteVectorIndex:
                 sims = dot_rows(rows, query)
                 top = top_positions(sims, limit)
                 return [(int(pks[i]), float(sims[i])) for i in top]
-            candidates = prefilter_candidates(rows, codes, query, limit, scales)
+            candidates = prefilter_candidates(rows, codes, query, limit, scales, loaded.centre)
             chosen = pks[candidates]
         return self.rescore(conn, chosen.tolist(), query, limit)
 

@@ -1,11 +1,17 @@
 """The SQLite back end's vector pre-filter: numpy kernels over one scope's vectors.
 
-Vectors are quantised to int8 (each row scaled so its largest component is ±127) and their
-sign bits packed into 64-bit words. A search ranks every row by the Hamming distance of its
-sign bits to the query's, re-ranks the closest few percent by int8 cosine and returns a few
-times more candidates than asked, which the caller re-scores exactly
+Vectors are quantised to int8 (each row scaled so its largest component is ±127), and the
+signs of each unit-length vector minus the scope's centre (the mean of its first rows) are
+packed into 64-bit words. A search ranks every row by the Hamming distance of its sign bits
+to the query's, re-ranks the closest few percent by int8 cosine and returns a few times more
+candidates than asked, which the caller re-scores exactly
 (:class:`~zenbrain.storage.sqlite_vectors.SqliteVectorIndex` reads their float32 vectors
 back). ``benchmarks.scale_ann`` measures how often the true neighbours are among them.
+
+Why the centre: many embedding models place every text in a narrow cone (multilingual-e5's
+vectors share most of their direction: two unrelated texts have a cosine near 0.8), so most
+components have the same sign in every vector and their bits tell rows apart no better than
+chance. Signs taken around the centre split each component where the rows actually differ.
 
 Every product here runs on the calling thread (:func:`dot_rows`).
 """
@@ -15,11 +21,14 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
+    "CENTRE_SAMPLE_ROWS",
     "PREFILTER_CANDIDATES_PER_RESULT",
     "PREFILTER_EXTRA_CANDIDATES",
     "SIGN_CANDIDATES_PER_CANDIDATE",
     "SIGN_CANDIDATES_SHARE",
     "SIGN_MIN_DIMENSION",
+    "centred_codes",
+    "code_centre",
     "code_words",
     "dot_rows",
     "int8_candidates",
@@ -39,6 +48,8 @@ SIGN_CANDIDATES_SHARE = 0.03
 # Fewer sign bits than this say too little about a row: such vectors are scanned as int8.
 SIGN_MIN_DIMENSION = 256
 _RERANK_CHUNK = 4096  # rows re-ranked per float32 product (6 MB at 384 dimensions)
+CENTRE_SAMPLE_ROWS = 4096
+"""Rows whose mean is a scope's centre (:func:`code_centre`): the first this many it holds."""
 
 
 def quantize_int8(rows: np.ndarray) -> np.ndarray:
@@ -91,6 +102,28 @@ def sign_codes(rows: np.ndarray) -> np.ndarray:
     return padded.view(np.uint64)
 
 
+def _unit_rows(rows: np.ndarray) -> np.ndarray:
+    rows = np.atleast_2d(np.asarray(rows, dtype=np.float32))
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
+
+
+def code_centre(rows: np.ndarray) -> np.ndarray:
+    """The mean of the unit-length ``rows`` (float32; zeros for no rows): the point the
+    sign bits of :func:`centred_codes` are taken around."""
+    if len(rows) == 0:
+        return np.zeros(np.shape(rows)[-1], dtype=np.float32)
+    return np.asarray(_unit_rows(rows).mean(axis=0), dtype=np.float32)
+
+
+def centred_codes(rows: np.ndarray, centre: np.ndarray | None) -> np.ndarray:
+    """:func:`sign_codes` of each unit-length row minus ``centre`` (of the rows as given,
+    when ``centre`` is None)."""
+    if centre is None:
+        return sign_codes(rows)
+    return sign_codes(_unit_rows(rows) - centre)
+
+
 _BITS_IN_BYTE = np.array([bin(byte).count("1") for byte in range(256)], dtype=np.uint8)
 
 
@@ -133,13 +166,14 @@ def prefilter_candidates(
     query: np.ndarray,
     limit: int,
     scales: np.ndarray | None = None,
+    centre: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Positions of the int8 ``rows`` (with their :func:`sign_codes`, word-major: the
-    transpose, and their :func:`int8_scales` if kept) closest to ``query``,
-    ``limit + 20`` of them: the rows nearest by Hamming distance of sign bits (3% of
-    the rows, at least 32 per candidate), re-ranked by int8 cosine. Nearest first. Vectors
-    of fewer than :data:`SIGN_MIN_DIMENSION` dimensions, and scopes that small, are
-    scanned as int8 (:func:`int8_candidates`)."""
+    """Positions of the int8 ``rows`` (with their :func:`centred_codes` around ``centre``,
+    word-major: the transpose, and their :func:`int8_scales` if kept) closest to
+    ``query``, ``limit + 20`` of them: the rows nearest by Hamming distance of sign bits
+    (3% of the rows, at least 32 per candidate), re-ranked by int8 cosine. Nearest first.
+    Vectors of fewer than :data:`SIGN_MIN_DIMENSION` dimensions, and scopes that small,
+    are scanned as int8 (:func:`int8_candidates`)."""
     count = _candidate_count(len(rows), limit)
     if count <= 0:
         return np.zeros(0, dtype=np.int64)
@@ -147,7 +181,8 @@ def prefilter_candidates(
     wide = max(SIGN_CANDIDATES_PER_CANDIDATE * count, int(len(rows) * SIGN_CANDIDATES_SHARE))
     if wide >= len(rows) or rows.shape[1] < SIGN_MIN_DIMENSION:
         return int8_candidates(rows, query, limit)
-    near = _nearest_codes(_hamming(codes, sign_codes(quantized)[0]), wide)
+    query_code = centred_codes(query if centre is not None else quantized, centre)[0]
+    near = _nearest_codes(_hamming(codes, query_code), wide)
     # float32 products on this thread cost less than a usearch call; a chunk at a time, so
     # the float32 copy stays small however many rows a large scope keeps (3% of a million).
     target = quantized[0].astype(np.float32)
