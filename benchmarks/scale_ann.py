@@ -53,6 +53,7 @@ from zenbrain.storage.vector_prefilter import (
     int8_scales,
     prefilter_candidates,
     quantize_int8,
+    sign_codes,
 )
 
 __all__ = ["MODELS", "AnnResult", "main", "measure", "model_vectors"]
@@ -108,7 +109,8 @@ def model_vectors(
     embedder: EmbeddingProvider | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The corpus's memories and queries embedded by ``model`` (``projection``: the corpus's
-    own vectors), read from ``cache`` (a folder) when an earlier run left them there."""
+    own vectors), read from ``cache`` (a folder) when an earlier run left them there.
+    ``name`` tells corpora of the same sizes apart (their kind and seed)."""
     if model == "projection":
         return corpus.memory_vectors, corpus.query_vectors
     folder = cache if cache is not None else bench_data_root() / "vectors"
@@ -116,8 +118,7 @@ def model_vectors(
     path = folder / f"{name}-{model}-{sizes}.npz"
     if path.is_file():
         with np.load(path) as stored:
-            if stored["memories"].shape[0] == len(corpus.memories):
-                return stored["memories"], stored["queries"]
+            return stored["memories"], stored["queries"]
     provider = embedder if embedder is not None else _embedder(model)
     memories = np.vstack(
         [
@@ -144,7 +145,7 @@ def measure(
     centre = code_centre(vectors[:CENTRE_SAMPLE_ROWS])  # as the cache takes it
     codes = np.ascontiguousarray(centred_codes(vectors, centre).T)  # word-major, as cached
     scales = int8_scales(quantized)  # kept beside the rows, as the cache keeps them
-    around_origin = np.ascontiguousarray(centred_codes(quantized, None).T)
+    around_origin = np.ascontiguousarray(sign_codes(quantized).T)  # the codes before the centre
     hits10 = hits50 = pool50 = origin10 = 0
     int8_times: list[float] = []
     float_times: list[float] = []
@@ -260,7 +261,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     make = make_locomo_corpus if args.corpus == "locomo" else make_corpus
     print(f"generating {sizes[-1]:,} vectors", file=sys.stderr)
     corpus = make(sizes[-1], args.queries, seed=args.seed)
-    memory_vectors, query_vectors = model_vectors(corpus, args.corpus, args.model)
+    name = f"{args.corpus}-seed{args.seed}"  # the corpus is a function of both
+    memory_vectors, query_vectors = model_vectors(corpus, name, args.model)
     queries = np.ascontiguousarray(query_vectors[: args.queries])
     results = []
     from threadpoolctl import threadpool_limits

@@ -116,11 +116,8 @@ def code_centre(rows: np.ndarray) -> np.ndarray:
     return np.asarray(_unit_rows(rows).mean(axis=0), dtype=np.float32)
 
 
-def centred_codes(rows: np.ndarray, centre: np.ndarray | None) -> np.ndarray:
-    """:func:`sign_codes` of each unit-length row minus ``centre`` (of the rows as given,
-    when ``centre`` is None)."""
-    if centre is None:
-        return sign_codes(rows)
+def centred_codes(rows: np.ndarray, centre: np.ndarray) -> np.ndarray:
+    """:func:`sign_codes` of each unit-length row minus ``centre``."""
     return sign_codes(_unit_rows(rows) - centre)
 
 
@@ -181,7 +178,8 @@ def prefilter_candidates(
     wide = max(SIGN_CANDIDATES_PER_CANDIDATE * count, int(len(rows) * SIGN_CANDIDATES_SHARE))
     if wide >= len(rows) or rows.shape[1] < SIGN_MIN_DIMENSION:
         return int8_candidates(rows, query, limit)
-    query_code = centred_codes(query if centre is not None else quantized, centre)[0]
+    # Without a centre, the codes are the int8 rows' own signs (:func:`sign_codes`).
+    query_code = (sign_codes(quantized) if centre is None else centred_codes(query, centre))[0]
     near = _nearest_codes(_hamming(codes, query_code), wide)
     # float32 products on this thread cost less than a usearch call; a chunk at a time, so
     # the float32 copy stays small however many rows a large scope keeps (3% of a million).
