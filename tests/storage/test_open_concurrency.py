@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -16,13 +17,14 @@ from zenbrain import DatabaseNotWritableError, MemoryCoordinator, StorageError
 from zenbrain.storage import sqlite as sqlite_backend
 from zenbrain.testing.postgres import fresh_database
 
-# Takes SQLite's write lock on a file and holds it for a while, like a long write elsewhere.
+# Takes SQLite's write lock on a file and holds it for a while, like a long write elsewhere,
+# in the given journal mode.
 LOCK_HOLDER = textwrap.dedent(
     """
     import sqlite3, sys, time
-    path, seconds = sys.argv[1], float(sys.argv[2])
+    path, seconds, journal = sys.argv[1], float(sys.argv[2]), sys.argv[3]
     conn = sqlite3.connect(path, isolation_level=None)
-    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute(f"PRAGMA journal_mode = {journal}")
     conn.execute("BEGIN IMMEDIATE")
     conn.execute("CREATE TABLE IF NOT EXISTS other_program(x)")
     print("locked", flush=True)
@@ -56,9 +58,9 @@ OPENER = textwrap.dedent(
 
 
 @contextmanager
-def lock_held(path: Path, seconds: float) -> Iterator[subprocess.Popen[str]]:
+def lock_held(path: Path, seconds: float, journal: str = "WAL") -> Iterator[subprocess.Popen[str]]:
     holder = subprocess.Popen(
-        [sys.executable, "-c", LOCK_HOLDER, str(path), str(seconds)],
+        [sys.executable, "-c", LOCK_HOLDER, str(path), str(seconds), journal],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -92,6 +94,32 @@ def test_opening_an_existing_store_waits_for_a_writer(db_path: Path) -> None:
         memory_id = memory.store("written after the lock was released")
     with MemoryCoordinator(db_path) as memory:
         assert memory.get(memory_id) is not None
+
+
+def test_a_new_store_waits_to_enter_wal_mode_while_another_program_writes(
+    db_path: Path,
+) -> None:
+    """The first opener switches the file to WAL mode: a read, then a write lock. SQLite
+    fails that upgrade at once, without its busy handler, while another connection writes
+    (as when several processes create one store at once); the open must wait instead."""
+    with lock_held(db_path, seconds=1.5, journal="DELETE"), MemoryCoordinator(db_path) as memory:
+        memory_id = memory.store("stored once the other program committed")
+    with MemoryCoordinator(db_path) as memory:
+        assert memory.get(memory_id) is not None
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
+def test_entering_wal_mode_waits_no_longer_than_the_busy_timeout(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_MS", 300)
+    with lock_held(db_path, seconds=4.0, journal="DELETE"):
+        started = time.monotonic()
+        with pytest.raises(StorageError, match="another process held its write lock"):
+            MemoryCoordinator(db_path)
+        waited = time.monotonic() - started
+    assert 0.3 <= waited < 3.0
 
 
 def test_a_lock_held_too_long_gives_an_error_that_does_not_blame_the_path(
@@ -132,7 +160,7 @@ def test_concurrent_opens_of_a_new_store_never_fail(store_location: str) -> None
     "no such table: zb_probe"; PostgreSQL's CREATE ... IF NOT EXISTS races too)."""
     processes, rounds = 4, (30 if "://" not in store_location else 12)
     failures, errors = _run_openers(store_location, processes, rounds)
-    assert (failures, errors) == (0, [])
+    assert (failures, errors) == (0, []), "\n".join(errors)
     with MemoryCoordinator(store_location) as memory:
         assert memory.health().semantic["count"] == processes
 

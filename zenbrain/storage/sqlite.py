@@ -3,6 +3,8 @@ with postings held in memory for words (:mod:`.postings`; vectors: :mod:`.sqlite
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -55,7 +57,7 @@ def configure_sqlite_engine(engine: Engine, *, wal: bool) -> None:
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")  # negative: KiB, not pages
         if wal:
-            cursor.execute("PRAGMA journal_mode = WAL")
+            _enter_wal_mode(cursor)
             cursor.execute("PRAGMA synchronous = NORMAL")
         cursor.close()
 
@@ -65,6 +67,27 @@ def configure_sqlite_engine(engine: Engine, *, wal: bool) -> None:
             conn.exec_driver_sql("BEGIN IMMEDIATE")
         else:
             conn.exec_driver_sql("BEGIN")
+
+
+def _enter_wal_mode(cursor: sqlite3.Cursor) -> None:
+    """``PRAGMA journal_mode = WAL``, retried while another connection writes.
+
+    Switching a file into WAL mode (once, by the first opener of a new store) reads its
+    header and then upgrades to a write lock. SQLite does not call the busy handler for an
+    upgrade from a read, so when another process writes at that moment, or several open a
+    new store at once, the pragma fails at once with "database is locked" instead of
+    waiting. It is retried here for as long as the busy timeout allows."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    pause = 0.001
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
 
 
 class SqliteLexicalIndex(HeldPostingsIndex):
