@@ -15,6 +15,7 @@ from llama_index.core.storage.chat_store.sql import MessageStatus
 from llama_index.core.utils import get_tokenizer
 from llama_index.memory.zenbrain import ZenBrainMemoryBlock
 from llama_index.memory.zenbrain.block import CORE_HEADING, RECALLED_HEADING
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from zenbrain import MemoryCoordinator
 
@@ -53,6 +54,7 @@ async def test_block_text_has_core_first_then_recalled(coordinator: MemoryCoordi
 
 async def test_flushed_messages_are_stored_and_recalled_inside_memory(
     coordinator: MemoryCoordinator,
+    chat_engine: AsyncEngine,
 ) -> None:
     # Writing only what Memory flushes, every message of both speakers.
     block = ZenBrainMemoryBlock(
@@ -64,6 +66,7 @@ async def test_flushed_messages_are_stored_and_recalled_inside_memory(
         only_worth_remembering=False,
     )
     memory = Memory.from_defaults(
+        async_engine=chat_engine,
         session_id="chat-1",
         token_limit=80,
         token_flush_size=20,
@@ -144,7 +147,9 @@ async def test_truncation_drops_least_relevant_first(coordinator: MemoryCoordina
     assert await block.atruncate(content, 0) == content
 
 
-async def test_priority_decides_what_memory_truncates(coordinator: MemoryCoordinator) -> None:
+async def test_priority_decides_what_memory_truncates(
+    coordinator: MemoryCoordinator, chat_engine: AsyncEngine
+) -> None:
     coordinator.set_core_block("user", "The user is Ada.")
     for n in range(6):
         coordinator.store(f"Ada collected stamp number {n} from the harbour museum.")
@@ -152,8 +157,12 @@ async def test_priority_decides_what_memory_truncates(coordinator: MemoryCoordin
         name="rules", static_content=[TextBlock(text="Always answer briefly.")], priority=0
     )
     recalled = ZenBrainMemoryBlock(coordinator=coordinator, k=6, priority=1)
-    roomy = Memory.from_defaults(session_id="a", token_limit=4000, memory_blocks=[static, recalled])
-    tight = Memory.from_defaults(session_id="b", token_limit=90, memory_blocks=[static, recalled])
+    roomy = Memory.from_defaults(
+        async_engine=chat_engine, session_id="a", token_limit=4000, memory_blocks=[static, recalled]
+    )
+    tight = Memory.from_defaults(
+        async_engine=chat_engine, session_id="b", token_limit=90, memory_blocks=[static, recalled]
+    )
     for memory in (roomy, tight):
         await memory.aput(
             ChatMessage(role="user", content="Which stamps did Ada collect at the harbour?")
@@ -169,10 +178,13 @@ async def test_priority_decides_what_memory_truncates(coordinator: MemoryCoordin
 # Building a FunctionAgent walks its pydantic fields with inspect.getmembers, which trips
 # pydantic's deprecation warnings inside llama-index's workflow code, not ours.
 @pytest.mark.filterwarnings("ignore::DeprecationWarning:inspect")
-async def test_block_with_a_function_agent(coordinator: MemoryCoordinator) -> None:
+async def test_block_with_a_function_agent(
+    coordinator: MemoryCoordinator, chat_engine: AsyncEngine
+) -> None:
     coordinator.store("Ada's bicycle is a green Gazelle.")
     llm = MockFunctionCallingLLMWithChatMemoryOfLastCall()
     memory = Memory.from_defaults(
+        async_engine=chat_engine,
         session_id="agent",
         token_limit=4000,
         memory_blocks=[ZenBrainMemoryBlock(coordinator=coordinator, min_score=0.1)],

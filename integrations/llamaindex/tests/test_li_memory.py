@@ -29,6 +29,7 @@ from llama_index.memory.zenbrain import (
     LlamaIndexSummarizer,
     ZenBrainMemoryBlock,
 )
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
@@ -58,12 +59,15 @@ def _contents(memory: MemoryCoordinator) -> list[str]:
 
 async def test_a_new_user_with_one_oversized_message_does_not_crash_the_agent(
     coordinator: MemoryCoordinator,
+    chat_engine: AsyncEngine,
 ) -> None:
     # A new namespace: the block has nothing to show, and the chat alone is over the limit,
     # so Memory asks the block to truncate the empty list it holds for it.
     fresh = coordinator.for_namespace("brand-new-user")
     block = ZenBrainMemoryBlock(coordinator=fresh, include_core=False)
-    memory = Memory.from_defaults(session_id="s", token_limit=2000, memory_blocks=[block])
+    memory = Memory.from_defaults(
+        async_engine=chat_engine, session_id="s", token_limit=2000, memory_blocks=[block]
+    )
     llm = MockFunctionCallingLLMWithChatMemoryOfLastCall()
     agent = FunctionAgent(llm=llm, tools=[], system_prompt="Be brief.")
     long_message = "Please summarise the quarterly harbour logistics report. " + " ".join(
@@ -157,9 +161,12 @@ def test_from_defaults_falls_back_to_llama_index_settings(
 
 async def test_messages_are_written_as_they_are_put_not_only_when_flushed(
     coordinator: MemoryCoordinator,
+    chat_engine: AsyncEngine,
 ) -> None:
     eager = ZenBrainMemoryBlock(coordinator=coordinator)
-    memory = Memory.from_defaults(session_id="chat", token_limit=30_000, memory_blocks=[eager])
+    memory = Memory.from_defaults(
+        async_engine=chat_engine, session_id="chat", token_limit=30_000, memory_blocks=[eager]
+    )
     await memory.aput(ChatMessage(role="user", content="I am allergic to peanuts."))
     await memory.aget()  # what an agent does before each model call
     assert _contents(coordinator) == ["I am allergic to peanuts."]
@@ -173,9 +180,12 @@ async def test_messages_are_written_as_they_are_put_not_only_when_flushed(
 
 async def test_with_writing_off_nothing_is_written_before_memory_flushes(
     coordinator: MemoryCoordinator,
+    chat_engine: AsyncEngine,
 ) -> None:
     lazy = ZenBrainMemoryBlock(coordinator=coordinator, store_new_messages=False)
-    memory = Memory.from_defaults(session_id="chat", token_limit=30_000, memory_blocks=[lazy])
+    memory = Memory.from_defaults(
+        async_engine=chat_engine, session_id="chat", token_limit=30_000, memory_blocks=[lazy]
+    )
     await memory.aput(ChatMessage(role="user", content="I am allergic to peanuts."))
     await memory.aget()
     assert _contents(coordinator) == []
@@ -205,9 +215,12 @@ async def test_only_what_is_worth_remembering_is_written(coordinator: MemoryCoor
 
 async def test_the_users_question_is_not_recalled_back_in_the_same_turn(
     coordinator: MemoryCoordinator,
+    chat_engine: AsyncEngine,
 ) -> None:
     block = ZenBrainMemoryBlock(coordinator=coordinator, only_worth_remembering=False)
-    memory = Memory.from_defaults(session_id="q", token_limit=30_000, memory_blocks=[block])
+    memory = Memory.from_defaults(
+        async_engine=chat_engine, session_id="q", token_limit=30_000, memory_blocks=[block]
+    )
     await memory.aput(ChatMessage(role="user", content="Which harbour ferry goes to Laboe?"))
     first = _system_text(await memory.aget())
     assert "Laboe" not in first  # nothing was known before this turn
