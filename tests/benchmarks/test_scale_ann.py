@@ -5,7 +5,7 @@ tests/storage/test_vector_cache.py.)"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -85,23 +85,11 @@ def test_a_small_run_from_the_command_line(capsys: pytest.CaptureFixture[str]) -
     assert "around 0: recall@10, limit 10" in table
 
 
-def _cone(rows: int, seed: int = 5) -> np.ndarray:
-    """Unit vectors near one direction (random pairs at a cosine near 0.8), in 40 clusters
-    around it, as embedding models such as e5 make them."""
-    rng = np.random.default_rng(seed)
-    common = rng.standard_normal(384)
-    clusters = rng.standard_normal((40, 384))
-    spread = clusters[rng.integers(0, 40, rows)] + 0.6 * rng.standard_normal((rows, 384))
-    spread /= np.linalg.norm(spread, axis=1, keepdims=True)
-    points = 2.2 * common / np.linalg.norm(common) + spread
-    return (points / np.linalg.norm(points, axis=1, keepdims=True)).astype(np.float32)
-
-
-def test_centre_cases_measure_the_centre_from_other_rows() -> None:
-    vectors = _cone(12_000)
-    rng = np.random.default_rng(8)
-    queries = vectors[rng.integers(0, len(vectors), 20)] + 0.05 * rng.standard_normal((20, 384))
-    queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
+def test_centre_cases_measure_the_centre_from_other_rows(
+    narrow_cone: Callable[..., np.ndarray], questions_near: Callable[..., np.ndarray]
+) -> None:
+    vectors = narrow_cone(20_000)  # past the cache's threshold, as a layer is
+    queries = questions_near(vectors, 30, seed=8)
     cases = scale_ann.centre_cases(vectors, queries, topics=2, seed=1)
     labels = [case.centre_from for case in cases]
     assert labels[0] == "the first 4,096 rows (the cache's)"
@@ -118,7 +106,7 @@ def test_centre_cases_measure_the_centre_from_other_rows() -> None:
     for case in cases[2:4]:  # one cluster's rows: a centre off the mean, but in the cone
         assert 0.5 < case.cosine_to_mean < 1.0
     table = scale_ann.centre_markdown("test", len(vectors), cases)
-    assert table.splitlines()[0].startswith("| centre taken from (test, 12,000 vectors) |")
+    assert table.splitlines()[0].startswith("| centre taken from (test, 20,000 vectors) |")
     for case in cases:
         row = f"| {case.centre_from} | {case.cosine_to_mean:.3f} | {case.recall_limit_10:.4f} |"
         assert row in table.splitlines()

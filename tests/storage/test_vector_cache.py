@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -284,27 +285,10 @@ def test_a_scope_read_as_int8_takes_its_centre_from_its_first_rows() -> None:
     assert np.array_equal(cached.codes, vp.centred_codes(vectors, cached.centre).T)
 
 
-def _narrow_cone(rows: int, seed: int = 5) -> np.ndarray:
-    """Unit vectors as many embedding models make them: all near one direction (a random
-    pair's cosine is about 0.8), differing around it in 60 clusters."""
-    rng = np.random.default_rng(seed)
-    common = rng.standard_normal(384)
-    centres = rng.standard_normal((60, 384))
-    spread = centres[rng.integers(0, 60, rows)] + 0.6 * rng.standard_normal((rows, 384))
-    spread /= np.linalg.norm(spread, axis=1, keepdims=True)
-    points = 2.2 * common / np.linalg.norm(common) + spread
-    return (points / np.linalg.norm(points, axis=1, keepdims=True)).astype(np.float32)
-
-
-def _questions_near(vectors: np.ndarray, count: int, seed: int = 4) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    picked = vectors[rng.integers(0, len(vectors), count)]
-    near = picked + 0.05 * rng.standard_normal((count, vectors.shape[1]))
-    return (near / np.linalg.norm(near, axis=1, keepdims=True)).astype(np.float32)
-
-
-def test_sign_bits_around_the_centre_find_neighbours_in_a_narrow_cone() -> None:
-    vectors = _narrow_cone(20_000)
+def test_sign_bits_around_the_centre_find_neighbours_in_a_narrow_cone(
+    narrow_cone: Callable[..., np.ndarray], questions_near: Callable[..., np.ndarray]
+) -> None:
+    vectors = narrow_cone(20_000)
     pairs = np.random.default_rng(6).integers(0, 20_000, (200, 2))
     assert float(np.mean(np.sum(vectors[pairs[:, 0]] * vectors[pairs[:, 1]], axis=1))) > 0.75
     quantized = quantize_int8(vectors)
@@ -313,7 +297,7 @@ def test_sign_bits_around_the_centre_find_neighbours_in_a_narrow_cone() -> None:
     centred = np.ascontiguousarray(vp.centred_codes(vectors, centre).T)
     around_origin = np.ascontiguousarray(sign_codes(quantized).T)
     hits = {"centre": 0, "origin": 0}
-    queries = _questions_near(vectors, 30)
+    queries = questions_near(vectors, 30)
     for query in queries:
         exact = set(np.argsort(-(vectors @ query))[:10].tolist())
         found = prefilter_candidates(quantized, centred, query, 10, scales, centre)
@@ -350,9 +334,13 @@ class _RowEmbedder:
         return self.embed_documents(texts)
 
 
-def test_a_stored_narrow_cone_is_searched_around_its_centre(db_path: Path) -> None:
-    stored = _narrow_cone(20_000, seed=3)
-    questions = _questions_near(stored, 30, seed=8)
+def test_a_stored_narrow_cone_is_searched_around_its_centre(
+    db_path: Path,
+    narrow_cone: Callable[..., np.ndarray],
+    questions_near: Callable[..., np.ndarray],
+) -> None:
+    stored = narrow_cone(20_000, seed=3)
+    questions = questions_near(stored, 30, seed=8)
     embedder = _RowEmbedder(np.vstack([stored, questions]))
     with MemoryCoordinator(db_path, embedder=embedder) as memory:
         index = _prefiltering(memory, min_rows=20_000)
