@@ -16,9 +16,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 
-from zenbrain import MemoryCoordinator, ProviderError, StorageError, ZenbrainError
+from zenbrain import (
+    DatabaseNotWritableError,
+    MemoryCoordinator,
+    ProviderError,
+    StorageError,
+    ZenbrainError,
+)
 from zenbrain.providers import HashingEmbedder
 
 BATCH = 2_000
@@ -263,3 +269,46 @@ def test_a_damaged_file_gives_storage_errors_not_driver_errors(db_path: Path) ->
         except Exception as exc:
             pytest.fail(f"{name} on a damaged file raised {type(exc).__name__}: {exc}")
     assert any("StorageError" in outcome for outcome in outcomes), outcomes
+
+
+def _stored_counts(memory: MemoryCoordinator) -> dict[str, object]:
+    health = memory.health()
+    return {layer: getattr(health, layer) for layer in ("episodic", "semantic", "cross_context")}
+
+
+def test_a_full_disk_rejects_a_batch_whole_and_the_store_keeps_working(db_path: Path) -> None:
+    """SQLite's "database or disk is full", made by capping the file's pages on every new
+    connection (``PRAGMA max_page_count``): the batch that does not fit raises a
+    ZenbrainError naming the full disk, and nothing of it stays, in the file or in the
+    indexes this process holds; once there is room, the store takes writes again."""
+    with MemoryCoordinator(db_path, embedder=HashingEmbedder(32)) as memory:
+        kept = memory.store_many(
+            [f"Note {i}: Ada took the harbour ferry to Laboe." for i in range(200)]
+        )
+        before = _stored_counts(memory)
+        recalled = [r.id for r in memory.recall("harbour ferry Laboe", limit=20)]
+        with sqlite3.connect(db_path) as probe:
+            cap = probe.execute("PRAGMA page_count").fetchone()[0] + 8
+
+        def cap_pages(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+            dbapi_connection.execute(f"PRAGMA max_page_count = {cap}")
+
+        engine = memory.database.engine
+        event.listen(engine, "connect", cap_pages)
+        engine.dispose()  # the pool's next connections open with the cap
+        lost = [
+            f"Lost batch {i}: Bruno rowed the harbour ferry to Laboe. {'spray ' * 60}"
+            for i in range(2_000)
+        ]
+        with pytest.raises(DatabaseNotWritableError, match="disk is full"):
+            memory.store_many(lost)
+        assert _stored_counts(memory) == before
+        assert [r.id for r in memory.recall("harbour ferry Laboe", limit=20)] == recalled
+        assert not [r for r in memory.recall("Bruno rowed", limit=50) if "Bruno" in r.content]
+        event.remove(engine, "connect", cap_pages)
+        engine.dispose()
+        later = memory.store("Stored once the disk had room again.")
+    with MemoryCoordinator(db_path, embedder=HashingEmbedder(32)) as again:
+        assert again.get(later) is not None
+        assert all(again.get(memory_id) is not None for memory_id in kept)
+        assert not [r for r in again.recall("Bruno rowed", limit=50) if "Bruno" in r.content]
