@@ -21,6 +21,7 @@ from zenbrain.errors import (
     StorageError,
     ZenbrainError,
 )
+from zenbrain.storage.forking import fresh_pool_after_fork
 from zenbrain.storage.indexes import LexicalIndex, VectorIndex
 from zenbrain.storage.migrations import migrate
 from zenbrain.storage.schema import meta
@@ -133,6 +134,8 @@ class Database:
                 "sqlite:///path or postgresql+psycopg://user@host/db"
             )
         self.dialect = self.engine.dialect.name
+        if path is not None or self.dialect != "sqlite":  # an in-memory store's one connection
+            fresh_pool_after_fork(self.engine)  # is its data: a child keeps its own copy
         try:
             migrate(self)
         except BaseException:
