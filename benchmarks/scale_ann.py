@@ -255,13 +255,19 @@ def centre_cases(
         nearest = np.argsort(-(vectors @ vectors[row]))[:sample]
         made.append((f"the {sample:,} rows nearest row {row}", code_centre(vectors[nearest])))
     made.append(("the origin (no centre)", None))
-    cases = []
-    for label, centre in made:
-        norms = 0.0 if centre is None else float(np.linalg.norm(centre) * np.linalg.norm(overall))
-        cosine = float(centre @ overall) / norms if centre is not None and norms > 0 else 0.0
-        recall = _recall_around(vectors, quantized, scales, queries, centre)
-        cases.append(CentreCase(label, cosine, recall))
-    return cases
+    return [
+        CentreCase(
+            label,
+            0.0 if centre is None else _cosine(centre, overall),
+            _recall_around(vectors, quantized, scales, queries, centre),
+        )
+        for label, centre in made
+    ]
+
+
+def _cosine(left: np.ndarray, right: np.ndarray) -> float:
+    norms = float(np.linalg.norm(left) * np.linalg.norm(right))
+    return float(left @ right) / norms if norms > 0 else 0.0
 
 
 def centre_markdown(model: str, size: int, cases: Sequence[CentreCase]) -> str:

@@ -18,14 +18,14 @@ from __future__ import annotations
 
 import os
 import weakref
-from typing import Any
 
 from sqlalchemy import Engine
+from sqlalchemy.pool import Pool
 
 __all__ = ["fresh_pool_after_fork"]
 
 _ENGINES: weakref.WeakSet[Engine] = weakref.WeakSet()
-_INHERITED: list[Any] = []  # the parent's pools, kept alive in the child (see above)
+_INHERITED: list[Pool] = []  # the parent's pools, kept alive in the child (see above)
 
 
 def fresh_pool_after_fork(engine: Engine) -> None:
