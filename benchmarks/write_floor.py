@@ -2,6 +2,7 @@
 replayed as bare ``executemany`` batches, beside ``store_many`` and raw FTS5 inserts.
 
     python -m benchmarks.write_floor [--corpus locomo|synthetic] [--size 100000] [--rounds 3]
+                                     [--without zb_facts]
 
 Each round stores the corpus with ``store_many`` (batches of ``--batch-size``, one
 transaction each) into a fresh SQLite file, noting after each batch the highest rowid of
@@ -15,7 +16,11 @@ machine's speed drifts.
 The replay is the floor of zenbrain's writes for the schema it keeps: a memory's row and its
 indexes, a fact's review schedule, the memory's index terms, its entity mentions. If the
 replay alone is slower than half the FTS5 rate, no amount of Python work removed from
-``store_many`` reaches that rate without storing less.
+``store_many`` reaches that rate without storing less. ``--without TABLE`` (repeatable) adds
+a second replay that leaves those tables' rows out: the floor of a schema that would not
+keep them (a new fact's review schedule, say, which its creation time determines). Under the
+table, the headroom: how many µs a memory may cost at half the FTS5 rate, and how many of
+them each replay leaves for everything that is not writing rows.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,6 +60,7 @@ class RoundTimes:
     fts5: float
     replay_tables: dict[str, float] = field(default_factory=dict)
     replay_commits: float = 0.0
+    replay_without: float | None = None  # the replay leaving out the --without tables
 
 
 def _connect_as_zenbrain(path: Path) -> sqlite3.Connection:
@@ -66,6 +72,18 @@ def _connect_as_zenbrain(path: Path) -> sqlite3.Connection:
     db.execute("PRAGMA foreign_keys = ON")
     db.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
     return db
+
+
+def _schema_tables() -> list[str]:
+    """The tables of a fresh store's schema."""
+    with tempfile.TemporaryDirectory(prefix="zb-write-floor-") as folder:
+        path = Path(folder) / "schema.db"
+        MemoryCoordinator(f"sqlite:///{path}", namespace=NAMESPACE).close()
+        db = sqlite3.connect(path)
+        try:
+            return _tables(db)
+        finally:
+            db.close()
 
 
 def _tables(db: sqlite3.Connection) -> list[str]:
@@ -140,14 +158,24 @@ def _planned_batches(source: Path, bounds: Sequence[dict[str, int]]) -> list[_Ba
         db.close()
 
 
-def replay_rows(source: Path, target: Path, bounds: Sequence[dict[str, int]]) -> RoundTimes:
+def replay_rows(
+    source: Path,
+    target: Path,
+    bounds: Sequence[dict[str, int]],
+    *,
+    leave_out: Collection[str] = (),
+) -> RoundTimes:
     """Write ``source``'s rows into a fresh store at ``target``, batch by batch as they were
-    stored; returns the replay's seconds (store_many and fts5 left at 0)."""
+    stored, except those of the tables in ``leave_out``; returns the replay's seconds
+    (store_many and fts5 left at 0)."""
     MemoryCoordinator(f"sqlite:///{target}", namespace=NAMESPACE).close()  # the schema
     db = _connect_as_zenbrain(target)
     for table in _tables(db):  # the schema's own rows (migrations, meta) come from source
         db.execute(f"DELETE FROM {table}")
-    batches = _planned_batches(source, bounds)
+    batches = [
+        [(statement, rows) for statement, rows in batch if _table_of(statement) not in leave_out]
+        for batch in _planned_batches(source, bounds)
+    ]
     times = RoundTimes(0.0, 0.0, 0.0)
     gc.collect()
     start = time.perf_counter()
@@ -156,7 +184,7 @@ def replay_rows(source: Path, target: Path, bounds: Sequence[dict[str, int]]) ->
         for statement, rows in batch:
             tick = time.perf_counter()
             db.executemany(statement, rows)
-            table = statement.split(" INTO ")[1].split(" ")[0]
+            table = _table_of(statement)
             times.replay_tables[table] = (
                 times.replay_tables.get(table, 0.0) + time.perf_counter() - tick
             )
@@ -168,13 +196,23 @@ def replay_rows(source: Path, target: Path, bounds: Sequence[dict[str, int]]) ->
     return times
 
 
-def run_round(texts: Sequence[str], batch_size: int) -> RoundTimes:
-    """One round: ``store_many``, the replay of its rows, FTS5 inserts; seconds per memory."""
+def _table_of(statement: str) -> str:
+    return statement.split(" INTO ")[1].split(" ")[0]
+
+
+def run_round(
+    texts: Sequence[str], batch_size: int, *, without: Collection[str] = ()
+) -> RoundTimes:
+    """One round: ``store_many``, the replay of its rows (and, with ``without``, a replay
+    leaving those tables out), FTS5 inserts; seconds per memory."""
     count = len(texts)
     with tempfile.TemporaryDirectory(prefix="zb-write-floor-") as folder:
         stored = Path(folder) / "stored.db"
         store_seconds, bounds = store_rows(stored, texts, batch_size)
         times = replay_rows(stored, Path(folder) / "replayed.db", bounds)
+        if without:
+            lean = replay_rows(stored, Path(folder) / "lean.db", bounds, leave_out=without)
+            times.replay_without = lean.replay / count
         fts = open_fts5(Path(folder) / "fts.db")
         gc.collect()
         fts_seconds = insert_fts5(fts, texts, batch_size)
@@ -187,18 +225,23 @@ def run_round(texts: Sequence[str], batch_size: int) -> RoundTimes:
     return times
 
 
-def markdown_table(rounds: Sequence[RoundTimes], *, corpus: str, size: int) -> str:
-    """The medians over ``rounds`` as a markdown table, rates and ratios to FTS5."""
+def markdown_table(
+    rounds: Sequence[RoundTimes], *, corpus: str, size: int, without: Sequence[str] = ()
+) -> str:
+    """The medians over ``rounds`` as a markdown table, rates and ratios to FTS5, and the
+    headroom each replay leaves at half the FTS5 rate."""
 
     def median(values: Sequence[float]) -> float:
         return statistics.median(values)
 
     fts5 = median([r.fts5 for r in rounds])
-    rows = [
-        ("`store_many`", median([r.store_many for r in rounds])),
-        ("its rows replayed (no Python work)", median([r.replay for r in rounds])),
-        ("raw FTS5 inserts", fts5),
-    ]
+    replays = [("its rows replayed (no Python work)", median([r.replay for r in rounds]))]
+    leaner = [r.replay_without for r in rounds if r.replay_without is not None]
+    if without and leaner:
+        left_out = ", ".join(f"`{table}`" for table in without)
+        replays.append((f"its rows replayed without {left_out}", median(leaner)))
+    rows = [("`store_many`", median([r.store_many for r in rounds])), *replays]
+    rows.append(("raw FTS5 inserts", fts5))
     lines = [
         f"{size:,} {corpus} memories, SQLite, median of {len(rounds)} interleaved rounds:",
         "",
@@ -219,6 +262,16 @@ def markdown_table(rounds: Sequence[RoundTimes], *, corpus: str, size: int) -> s
         if share * 1e6 >= 0.05:
             lines.append(f"| `{table}` | {share * 1e6:.2f} |")
     lines.append(f"| the commits | {median([r.replay_commits for r in rounds]) * 1e6:.2f} |")
+    budget = 2 * fts5  # a memory's whole cost at half the FTS5 rate
+    lines += [
+        "",
+        f"At half the FTS5 rate a memory may cost {budget * 1e6:.1f} µs in all. Left of that"
+        " for validation, routing, emotion, tokenising, entity extraction and building the"
+        " rows:",
+        "",
+    ]
+    for name, seconds in replays:
+        lines.append(f"- the {name.removeprefix('its ')}: {(budget - seconds) * 1e6:.1f} µs")
     return "\n".join(lines)
 
 
@@ -229,6 +282,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--batch-size", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--without",
+        action="append",
+        default=[],
+        metavar="TABLE",
+        help="also replay the rows without this table's (repeatable), e.g. zb_facts",
+    )
     return parser
 
 
@@ -238,16 +298,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("--size, --rounds and --batch-size must be at least 1", file=sys.stderr)
         return 2
     make = make_locomo_corpus if args.corpus == "locomo" else make_corpus
+    known = _schema_tables()
+    unknown = [table for table in args.without if table not in known]
+    if unknown:
+        print(
+            f"--without: no table {', '.join(unknown)} in the schema; it has"
+            f" {', '.join(sorted(known))}",
+            file=sys.stderr,
+        )
+        return 2
     texts = make(args.size, 1, seed=args.seed).memories
     rounds = []
     for number in range(args.rounds):
-        rounds.append(run_round(texts, args.batch_size))
+        rounds.append(run_round(texts, args.batch_size, without=args.without))
         print(f"round {number + 1}: {rounds[-1]}", file=sys.stderr)
     print(
         markdown_table(
             rounds,
             corpus="LoCoMo-derived" if args.corpus == "locomo" else "synthetic",
             size=args.size,
+            without=args.without,
         )
     )
     return 0

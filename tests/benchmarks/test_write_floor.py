@@ -54,6 +54,20 @@ def test_the_replay_writes_every_row_store_many_wrote(tmp_path: Path, texts: lis
     assert times.replay >= sum(times.replay_tables.values()) + times.replay_commits
 
 
+def test_a_lean_replay_leaves_out_exactly_the_named_tables(
+    tmp_path: Path, texts: list[str]
+) -> None:
+    stored, lean = tmp_path / "stored.db", tmp_path / "lean.db"
+    _, bounds = store_rows(stored, texts, BATCH)
+    times = replay_rows(stored, lean, bounds, leave_out={"zb_facts"})
+    source, copy = _contents(stored), _contents(lean)
+    assert source["zb_facts"] and copy["zb_facts"] == []
+    assert {t: rows for t, rows in copy.items() if t != "zb_facts"} == {
+        t: rows for t, rows in source.items() if t != "zb_facts"
+    }
+    assert "zb_facts" not in times.replay_tables and times.replay_tables["zb_memories"] > 0
+
+
 def test_batches_replay_in_the_order_they_were_stored(tmp_path: Path, texts: list[str]) -> None:
     _, bounds = store_rows(tmp_path / "stored.db", texts, BATCH)
     highest = [bound["zb_memories"] for bound in bounds]
@@ -76,6 +90,22 @@ def test_the_table_reports_medians_and_ratios_to_fts5() -> None:
     assert "| the commits | 6.00 |" in table
 
 
+def test_the_table_shows_the_lean_replay_and_the_headroom_at_half_the_fts5_rate() -> None:
+    rounds = [
+        RoundTimes(80e-6, 20e-6, 10e-6, {"zb_memories": 7e-6}, 5e-6, replay_without=16e-6),
+        RoundTimes(60e-6, 30e-6, 10e-6, {"zb_memories": 9e-6}, 6e-6, replay_without=26e-6),
+        RoundTimes(70e-6, 25e-6, 12e-6, {"zb_memories": 8e-6}, 7e-6, replay_without=21e-6),
+    ]
+    table = markdown_table(rounds, corpus="synthetic", size=1000, without=["zb_facts"])
+    assert "| its rows replayed without `zb_facts` | 21.0 | 47,619 | 0.48× |" in table
+    assert "At half the FTS5 rate a memory may cost 20.0 µs in all." in table
+    assert "- the rows replayed (no Python work): -5.0 µs" in table
+    assert "- the rows replayed without `zb_facts`: -1.0 µs" in table
+    # Without --without, neither the lean row nor its headroom line.
+    plain = markdown_table(rounds, corpus="synthetic", size=1000)
+    assert "without `zb_facts`" not in plain and "(no Python work): -5.0 µs" in plain
+
+
 def test_one_small_round_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert write_floor.main(["--corpus", "synthetic", "--size", "120", "--rounds", "1",
                              "--batch-size", "40"]) == 0  # fmt: skip
@@ -87,3 +117,17 @@ def test_one_small_round_from_the_command_line(capsys: pytest.CaptureFixture[str
 def test_bad_sizes_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert write_floor.main(["--size", "0"]) == 2
     assert "at least 1" in capsys.readouterr().err
+
+
+def test_an_unknown_table_to_leave_out_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert write_floor.main(["--size", "10", "--without", "zb_fact"]) == 2
+    err = capsys.readouterr().err
+    assert "no table zb_fact" in err and "zb_facts" in err
+
+
+def test_a_lean_round_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert write_floor.main(["--corpus", "synthetic", "--size", "80", "--rounds", "1",
+                             "--batch-size", "40", "--without", "zb_facts"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "| its rows replayed without `zb_facts` |" in out
+    assert "- the rows replayed without `zb_facts`:" in out
