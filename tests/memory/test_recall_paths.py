@@ -1,5 +1,6 @@
-"""recall() reads every searched layer at once (one lexical statement, one row read, scores
-on the terms the index keeps); it must return exactly what the per-layer path returns."""
+"""recall() reads every searched layer's lexical candidates at once (one statement, one row
+read, scores on the terms the index keeps); it must return exactly what reading each layer
+on its own returns."""
 
 from __future__ import annotations
 
@@ -101,8 +102,8 @@ def test_reading_all_layers_at_once_returns_what_the_per_layer_path_returns(
     at_once = _all_recalls(varied)
     assert any(len(results) >= 10 and results[0].score > 0 for results in at_once)
     assert any(r.layer == "procedural" and r.score > 0 for results in at_once for r in results)
-    # Without the read-ahead every layer is searched, read and tokenized on its own.
-    monkeypatch.setattr(recall_module._LayerSearch, "read_candidates", lambda *args: None)
+    # Without the read-ahead every layer's lexical candidates are read on their own.
+    monkeypatch.setattr(recall_module._Search, "read_ahead", False)
     per_layer = _all_recalls(varied)
     assert at_once == per_layer
 

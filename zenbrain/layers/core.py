@@ -5,12 +5,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["MAX_LABEL_LENGTH", "core_score", "derive_label", "validate_label"]
+__all__ = ["MAX_LABEL_LENGTH", "derive_label", "validate_label"]
 
 MAX_LABEL_LENGTH = 100
 _NON_LABEL = re.compile(r"[^\w -]+", re.UNICODE)
-CORE_SCORE_SHARED = 0.8
-CORE_SCORE_OTHER = 0.5
 
 
 def _fnv1a32(text: str) -> str:
@@ -43,8 +41,3 @@ def validate_label(label: object) -> str:
             f"a core block label may have at most {MAX_LABEL_LENGTH} characters, got {len(label)}"
         )
     return label
-
-
-def core_score(shares_word: bool) -> float:
-    """0.8 for a block sharing a word with the query, 0.5 for any other block."""
-    return CORE_SCORE_SHARED if shares_word else CORE_SCORE_OTHER

@@ -1,10 +1,12 @@
-"""Recall: candidates per layer from the lexical and vector indexes, scored by hybrid
-ranking, plus core blocks and working memory; stages may rerank. The query is embedded
-before the lock is taken."""
+"""Recall: check the arguments, embed the query, gather each searched layer's candidates
+through the repository, score them all against one collection (:mod:`zenbrain.ranking`),
+let stages rerank, fill in for layers without a match. The query is embedded before the
+lock is taken."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
@@ -12,31 +14,16 @@ from sqlalchemy import Connection, Row
 
 from zenbrain import _validation as check
 from zenbrain.errors import InvalidInputError
-from zenbrain.layers.core import core_score
-from zenbrain.layers.procedural import success_weighted
 from zenbrain.memory.find import check_match, check_subtree
 from zenbrain.memory.results import to_result
 from zenbrain.memory.scope import MemoryScope
-from zenbrain.ranking import (
-    LexicalQuery,
-    candidate_terms,
-    fuse,
-    lexical_score,
-    query_weights,
-    semantic_score,
-    with_neighbours,
-)
+from zenbrain.ranking import Candidate, Collection, LexicalQuery, candidate_terms, rank_candidates
 from zenbrain.stages.base import RecallRequest
 from zenbrain.storage.dialect import JsonScalar
 from zenbrain.storage.indexes import ScopeStatistics
 from zenbrain.storage.records import row_indexed_text
 from zenbrain.text import content_tokens, tokenize
-from zenbrain.types import (
-    DEFAULT_RECALL_LAYERS,
-    RECALLABLE_LAYERS,
-    SEARCHED_LAYERS,
-    RecallResult,
-)
+from zenbrain.types import DEFAULT_RECALL_LAYERS, RECALLABLE_LAYERS, SEARCHED_LAYERS, RecallResult
 
 __all__ = ["CANDIDATES_PER_RESULT", "MIN_CANDIDATES", "recall"]
 
@@ -47,6 +34,10 @@ MIN_CANDIDATES = 50
 EXHAUSTIVE_MATCHES = 2_000
 # Keeps the candidate keys of one query well under SQLite's bound-parameter limit.
 MAX_FILTERED_POOL = 10_000
+# The layers whose memories the lexical index holds (core blocks included).
+_INDEXED_LAYERS = (*SEARCHED_LAYERS, "core")
+
+FillIn = list[RecallResult] | Callable[[], list[RecallResult]]
 
 
 def recall(
@@ -89,14 +80,9 @@ def recall(
     terms = tokenize(text)
     query_vector = (
         scope.embedding.queries([text])[0]
-        if scope.embedding is not None and any(name in SEARCHED_LAYERS for name in wanted)
+        if scope.embedding is not None and any(name in _INDEXED_LAYERS for name in wanted)
         else None
     )
-    search = _LayerSearch(scope, terms, query_vector, ctx, limit, match, below)
-    matches: list[RecallResult] = []
-    # Per layer without a match, what stands in for it (its newest memories), read only if
-    # the matches leave room for it.
-    fill_ins: list[list[RecallResult] | Callable[[], list[RecallResult]]] = []
 
     def passes_floors(r: RecallResult) -> bool:
         return (
@@ -105,25 +91,11 @@ def recall(
             and (r.confidence if r.confidence is not None else 1.0) >= floor_conf
         )
 
+    search = _Search(scope, terms, query_vector, ctx, limit, match, below, core)
     with scope.lock:
         now = scope.now()
         with scope.repo.read() as conn:
-            searched = [name for name in wanted if name in SEARCHED_LAYERS]
-            search.read_statistics(conn, searched)
-            search.read_candidates(conn, searched)
-            for name in wanted:
-                extra: list[RecallResult] | Callable[[], list[RecallResult]]
-                if name in SEARCHED_LAYERS:
-                    found, extra = search.layer(conn, name)
-                elif name == "core":
-                    found, extra = _core_results(scope, conn, terms, core, match), []
-                elif match is None:
-                    found, extra = _working_results(scope, terms, limit, now)
-                else:  # working memory has no metadata: a filter matches none of it
-                    found, extra = [], []
-                matches.extend(found)
-                fill_ins.append(extra)
-            matches.sort(key=lambda r: r.score, reverse=True)
+            matches, fill_ins = search.run(conn, wanted, now)
             request = RecallRequest(text, tuple(terms), tuple(wanted), ctx, limit)
             stage_scope = scope.stage_scope()
             for stage in () if below else scope.stages:
@@ -136,6 +108,7 @@ def recall(
                     for r in extra if isinstance(extra, list) else extra():
                         if r.id not in shown and passes_floors(r):
                             kept.append(r)
+                            shown.add(r.id)
         results = kept[:limit]
         writers = [stage for stage in scope.stages if stage.writes_on_recall and not below]
         if writers and results:
@@ -145,8 +118,12 @@ def recall(
     return results
 
 
-class _LayerSearch:
-    """One recall's search of the indexed layers."""
+class _Search:
+    """One recall's search: every wanted layer's candidates, scored as one collection."""
+
+    # Read every layer's lexical candidates in one statement (off: one per layer, as a
+    # metadata filter reads them; the two give the same results).
+    read_ahead = True
 
     def __init__(
         self,
@@ -156,10 +133,10 @@ class _LayerSearch:
         context: str | None,
         limit: int,
         match: Mapping[str, JsonScalar] | None,
-        subtree: bool = False,
+        subtree: bool,
+        core_mode: str,
     ) -> None:
         self.scope = scope
-        self.subtree = subtree
         self.repo = scope.repo
         self.index = scope.repo.database
         self.terms = terms
@@ -167,186 +144,290 @@ class _LayerSearch:
         self.context = context
         self.limit = limit
         self.match = match
+        self.subtree = subtree
+        self.core_mode = core_mode
         self.floor = scope.embedding.similarity_floor if scope.embedding else 0.0
-        self.statistics: dict[str, ScopeStatistics] = {}
-        # Read ahead for every searched layer at once (no metadata filter, no subtree):
-        # each layer's best (score, pk), and their rows.
-        self.ranked: dict[str, list[tuple[float, int]]] = {}
-        self.rows: dict[int, Row[Any]] = {}
+        self.pool = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * limit)
+        self.collection = Collection(terms)
+        self.layer_statistics: dict[str, ScopeStatistics] = {}
+        self.query: LexicalQuery | None = None
+        self.rows: dict[int | str, Row[Any]] = {}
+        self.results: dict[int | str, RecallResult] = {}
 
-    def read_statistics(self, conn: Connection, layers: Sequence[str]) -> None:
-        """Document counts, mean lengths and term frequencies of every searched layer, in
-        one read of the counts kept beside the index (not per layer, not from postings)."""
-        if layers and not self.subtree:
-            self.statistics = self.index.lexical.statistics(
-                conn, self.scope.namespace, layers, self.terms, self.context
+    # ------------------------------------------------------------------ the pipeline
+    def run(
+        self, conn: Connection, wanted: Sequence[str], now: Any
+    ) -> tuple[list[RecallResult], list[FillIn]]:
+        """The matches of every wanted layer, best first, and per layer without a match
+        what stands in for it."""
+        searched: list[str] = [name for name in wanted if name in SEARCHED_LAYERS]
+        with_core = "core" in wanted
+        with_working = "working" in wanted and self.match is None
+        subtree_rows = self._subtree_rows(conn, searched) if self.subtree else {}
+        core_rows = self._core_rows(conn) if with_core else []
+        slots = self.scope.working.slots() if with_working else []
+        # One collection: the counts of every searched memory, so IDF is worked out once.
+        if self.subtree:
+            for rows in subtree_rows.values():
+                self.collection.add_documents(content_tokens(row_indexed_text(row)) for row in rows)
+            self.collection.add_documents(
+                content_tokens(row_indexed_text(row)) for row in core_rows
             )
+        else:
+            indexed = [*searched, *(["core"] if with_core else [])]
+            if indexed:
+                self.layer_statistics = self.index.lexical.statistics(
+                    conn, self.scope.namespace, indexed, self.terms, self.context
+                )
+            for stats in self.layer_statistics.values():
+                self.collection.add_counts(stats.documents, stats.average_length, stats.frequencies)
+        self.collection.add_documents(content_tokens(slot.content) for slot in slots)
+        self.query = self.collection.query()
 
-    def read_candidates(self, conn: Connection, layers: Sequence[str]) -> None:
-        """Without a metadata filter, every searched layer's candidates come from one
-        lexical statement (and the vector index); they are scored on the terms the index
-        keeps for them, and only the rows of the best are read (in one statement)."""
-        if not layers or self.subtree or self.match is not None:
-            return
-        pool = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * self.limit)
-        namespace, context = self.scope.namespace, self.context
-        terms_by_layer = {
-            layer: candidate_terms(stats.frequencies if stats is not None else {})
-            for layer in layers
-            for stats in [self.statistics.get(layer)]
-        }
-        lexical = self.index.lexical.candidates_by_layer(
-            conn, namespace, terms_by_layer, context, pool
+        candidates: list[Candidate] = []
+        if self.subtree:
+            for layer in searched:
+                candidates += self._row_candidates(conn, subtree_rows.get(layer, []))
+        else:
+            keys = {layer: self._candidate_keys(conn, layer) for layer in searched}
+            if self.match is None and self.read_ahead and searched:
+                # Every layer's lexical candidates in one statement.
+                lexical = self.index.lexical.candidates_by_layer(
+                    conn,
+                    self.scope.namespace,
+                    self._terms_by_layer(searched),
+                    self.context,
+                    self.pool,
+                )
+                keys = {
+                    layer: (
+                        list(dict.fromkeys([*lexical.get(layer, []), *cosines])),
+                        cosines,
+                    )
+                    for layer, (_, cosines) in keys.items()
+                }
+            candidates += self._indexed_candidates(conn, keys)
+        candidates += self._row_candidates(conn, core_rows)
+        candidates += self._slot_candidates(conn, slots, now)
+        ranked = rank_candidates(
+            candidates, semantic=self.query_vector is not None, similarity_floor=self.floor
         )
-        # Per layer: lexical candidates, cosines, and every candidate once (lexical first).
-        found: dict[str, tuple[list[int], dict[int, float], list[int]]] = {}
+        # Each layer's best ``limit``: what stages may rerank, as one list.
+        per_layer: dict[str, int] = {}
+        chosen = []
+        for item in ranked:
+            of = item.candidate.layer
+            if per_layer.get(of, 0) < self.limit:
+                per_layer[of] = per_layer.get(of, 0) + 1
+                chosen.append(item)
+        self._read_rows(conn, [item.candidate.key for item in chosen])
+        matches = [
+            self._result(item.candidate.key, item.score)
+            for item in chosen
+            if item.candidate.key in self.rows or item.candidate.key in self.results
+        ]
+        # Core blocks are always candidates (unless only matching ones are wanted): a
+        # block that shares no word comes first of what fills the rest, like a profile.
+        fill_ins: list[FillIn] = []
+        if with_core and self.core_mode == "always":
+            fill_ins.append([to_result(row, 0.0) for row in core_rows])
+        for name in wanted:
+            if per_layer.get(name) or name == "core":
+                continue
+            fill_ins.append(self._fill_ins(conn, name, subtree_rows, slots))
+        return matches, fill_ins
+
+    # ------------------------------------------------------------------ candidates
+    def _terms_by_layer(self, layers: Sequence[str]) -> dict[str, list[str]]:
+        """The query terms worth reading postings for, per layer (rarest first)."""
+        out = {}
         for layer in layers:
-            cosines: dict[int, float] = {}
+            stats = self.layer_statistics.get(layer)
+            out[layer] = candidate_terms(stats.frequencies if stats is not None else {})
+        return out
+
+    def _candidate_keys(self, conn: Connection, layer: str) -> tuple[list[int], dict[int, float]]:
+        """A searched layer's candidate keys (lexical first) and cosines, from the indexes,
+        within the metadata filter if any. Without a filter and with read-ahead, only the
+        vector index is asked here: :meth:`run` reads every layer's lexical candidates in
+        one statement."""
+        namespace, context = self.scope.namespace, self.context
+        stats = self.layer_statistics.get(layer)
+        frequencies = stats.frequencies if stats is not None else {}
+        allowed: set[int] | None = None
+        if self.match is not None:
+            allowed = set(self.repo.matching_pks(conn, self.match, layer, context))
+            if not allowed:
+                return [], {}
+        cosines: dict[int, float] = {}
+        if allowed is not None and len(allowed) <= EXHAUSTIVE_MATCHES:
+            keys = sorted(allowed)
+            if self.query_vector is not None:
+                cosines = self.repo.cosines(conn, keys, self.query_vector)
+            return keys, cosines
+        pool, total = self.pool, (stats.documents if stats is not None else 0)
+        while True:
+            lexical_pks: list[int] = []
+            if allowed is not None or not self.read_ahead:
+                lexical_pks = self.index.lexical.candidates(
+                    conn, namespace, layer, candidate_terms(frequencies), context, pool
+                )
+            cosines = {}
             if self.query_vector is not None:
                 nearest = self.index.vectors.nearest(
                     conn, namespace, layer, self.query_vector, context, pool
                 )
                 cosines = dict(nearest)
-            pks = lexical[layer]
-            found[layer] = (pks, cosines, list(dict.fromkeys([*pks, *cosines])))
-        indexed = (
-            self.index.lexical.indexed_documents(
-                conn, namespace, {layer: candidates for layer, (_, _, candidates) in found.items()}
-            )
-            or {}
-        )
-        queries = {layer: self._lexical_query(layer, pks) for layer, (pks, _, _) in found.items()}
-        # The memories the index holds are scored together, from their term numbers; the
-        # rest are read. Procedures are read too: their success rate weighs their score, and
-        # only their rows hold it.
-        held: dict[str, dict[int, float]] = {}
-        for layer, entry in indexed.items():
-            if layer == "procedural":
-                continue
-            query, average_length = queries[layer]
-            scores = (
-                query.score_documents(entry.documents, average_length).tolist()
-                if query is not None
-                else [0.0] * len(entry.pks)
-            )
-            held[layer] = dict(zip(entry.pks, scores, strict=True))
-        unstored = [
-            pk
-            for layer, (_, _, candidates) in found.items()
-            for pk in candidates
-            if pk not in held.get(layer, {})
-        ]
-        rows = self.repo.rows_by_pk(conn, unstored)
-        best: dict[int, None] = {}
-        by_layer: dict[str, list[tuple[float, int]]] = {}
-        for layer, (_, cosines, candidates) in found.items():
-            query, average_length = queries[layer]
-            lexical_of = held.get(layer, {})
-            scored: list[tuple[float, int]] = []
-            for pk in candidates:
+            if allowed is None or pool >= min(total, MAX_FILTERED_POOL):
+                break
+            if len(allowed.intersection([*lexical_pks, *cosines])) >= self.limit:
+                break
+            pool = min(pool * 4, MAX_FILTERED_POOL)  # matches rank low: widen the pools
+        keys = list(dict.fromkeys([*lexical_pks, *cosines]))
+        if allowed is not None:
+            keys = [pk for pk in keys if pk in allowed]
+        return keys, cosines
+
+    def _indexed_candidates(
+        self, conn: Connection, keys: Mapping[str, tuple[list[int], dict[int, float]]]
+    ) -> list[Candidate]:
+        """The searched layers' candidates, scored. Memories the index holds in order are
+        scored from their term numbers, a layer at a time over all of them; procedures are
+        read (their success rate weighs their score), as is whatever the index cannot give
+        back, all in one statement."""
+        lexical: dict[int, float] = {}
+        times: dict[int, Any] = {}
+        wanted = {layer: pks for layer, (pks, _) in keys.items() if layer != "procedural" and pks}
+        if self.query is not None and wanted:
+            held = self.index.lexical.indexed_documents(conn, self.scope.namespace, wanted) or {}
+            for entry in held.values():
+                scores = self.query.score_documents(
+                    entry.documents, self.collection.average_length
+                ).tolist()
+                lexical.update(zip(entry.pks, scores, strict=True))
+                times.update(zip(entry.pks, entry.created_at, strict=True))
+        unread = [pk for pks, _ in keys.values() for pk in pks if pk not in lexical]
+        rows = self.repo.rows_by_pk(conn, unread)
+        self.rows.update(rows.items())
+        found: list[Candidate] = []
+        for layer, (pks, cosines) in keys.items():
+            for pk in pks:
                 row = rows.get(pk)
                 if row is not None:
-                    score = self._score(row, query, average_length, cosines.get(pk, -1.0))
-                elif pk in lexical_of:
-                    score = self._fused(lexical_of[pk], cosines.get(pk, -1.0))
-                else:
-                    continue
-                if score > 0:
-                    scored.append((score, pk))
-            by_layer[layer] = scored
-        # Conversation neighbours lend each other relevance: that needs every scored
-        # memory's time, which the index gives with its terms (or its row holds).
-        times = {
-            pk: created
-            for entry in indexed.values()
-            for pk, created in zip(entry.pks, entry.created_at, strict=True)
-        }
-        times.update((pk, row.created_at) for pk, row in rows.items())
-        for layer, scored in by_layer.items():
-            known = [(score, pk, times[pk]) for score, pk in scored if pk in times]
-            ranked = list(zip(with_neighbours(known), [pk for _, pk, _ in known], strict=True))
-            # Equal scores: the newest memory first, as in :meth:`_rank`.
-            ranked.sort(key=lambda item: (-item[0], -item[1]))
-            self.ranked[layer] = ranked[: self.limit]
-            best.update((pk, None) for _, pk in self.ranked[layer] if pk not in rows)
-        rows.update(self.repo.rows_by_pk(conn, list(best)))
-        self.rows = rows
+                    found.append(self._row_candidate(row, cosines.get(pk)))
+                elif pk in lexical:
+                    found.append(Candidate(pk, layer, times[pk], lexical[pk], cosines.get(pk)))
+        return found
 
-    def layer(
-        self, conn: Connection, layer: str
-    ) -> tuple[list[RecallResult], Callable[[], list[RecallResult]] | list[RecallResult]]:
-        """The layer's matches, best first, and what stands in for them when there are none
-        (the layer's newest memories, as a read to run only if they are shown)."""
-        if self.subtree:
-            return self._subtree_layer(conn, layer)
-        if layer in self.ranked:
-            found = [
-                to_result(self.rows[pk], score)
-                for score, pk in self.ranked[layer]
-                if pk in self.rows  # gone from the table, though in an index: not shown
-            ]
-            if found:
-                return found, []
-            return [], lambda: self._fill_ins(conn, layer)
-        context = self.context
-        pool = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * self.limit)
-        allowed: set[int] | None = None
-        if self.match is not None:
-            allowed = set(self.repo.matching_pks(conn, self.match, layer, context))
-            if not allowed:
-                return [], []
-        stats = self.statistics.get(layer)
-        frequencies = stats.frequencies if stats is not None else {}
+    def _row_candidates(self, conn: Connection, rows: Sequence[Row[Any]]) -> list[Candidate]:
+        """Candidates read as rows (a subtree's, core blocks): scored from their text."""
         cosines: dict[int, float] = {}
-        if allowed is not None and len(allowed) <= EXHAUSTIVE_MATCHES:
-            lexical_pks = sorted(allowed)
-            if self.query_vector is not None:
-                cosines = self.repo.cosines(conn, lexical_pks, self.query_vector)
-        else:
-            total = stats.documents if stats is not None else 0
-            while True:
-                lexical_pks, cosines = self._candidates(conn, layer, frequencies, pool)
-                if allowed is None or pool >= min(total, MAX_FILTERED_POOL):
-                    break
-                if len(allowed.intersection([*lexical_pks, *cosines])) >= self.limit:
-                    break
-                pool = min(pool * 4, MAX_FILTERED_POOL)  # matches rank low: widen the pools
-        return self._rank(conn, layer, lexical_pks, cosines, allowed)
+        if self.query_vector is not None and rows:
+            cosines = self.repo.cosines(conn, [int(row.pk) for row in rows], self.query_vector)
+        self.rows.update((int(row.pk), row) for row in rows)
+        return [self._row_candidate(row, cosines.get(int(row.pk))) for row in rows]
 
-    def _rank(
+    def _row_candidate(self, row: Row[Any], cosine: float | None) -> Candidate:
+        lexical = 0.0
+        if self.query is not None:
+            tokens = content_tokens(row_indexed_text(row))
+            lexical = self.query.score(tokens, self.collection.average_length)
+        rate = float(row.success_rate) if row.layer == "procedural" else None
+        return Candidate(int(row.pk), str(row.layer), row.created_at, lexical, cosine, rate)
+
+    def _slot_candidates(self, conn: Connection, slots: Sequence[Any], now: Any) -> list[Candidate]:
+        """Working-memory slots, scored like every memory; a slot copied from a stored
+        memory takes that memory's cosine."""
+        if not slots:
+            return []
+        working = self.scope.working
+        cosines: dict[str, float] = {}
+        if self.query_vector is not None:
+            sources = [s.source_id for s in slots if s.source_id]
+            pks = self.repo.pks_of_ids(conn, sources) if sources else {}
+            by_pk = self.repo.cosines(conn, list(pks.values()), self.query_vector) if pks else {}
+            cosines = {sid: by_pk[pk] for sid, pk in pks.items() if pk in by_pk}
+        found = []
+        for slot in slots:
+            lexical = 0.0
+            if self.query is not None:
+                lexical = self.query.score(
+                    content_tokens(slot.content), self.collection.average_length
+                )
+            self.results[slot.id] = RecallResult(
+                id=slot.id,
+                layer="working",
+                content=slot.content,
+                score=0.0,
+                metadata={
+                    "relevance": round(slot.relevance(now, working.decay_per_minute), 6),
+                    "source_id": slot.source_id,
+                    "source_layer": slot.source_layer,
+                    "kind": slot.kind,
+                },
+                created_at=slot.added_at,
+            )
+            cosine = cosines.get(slot.source_id) if slot.source_id else None
+            found.append(Candidate(slot.id, "working", None, lexical, cosine))
+        return found
+
+    # ------------------------------------------------------------------ rows and results
+    def _subtree_rows(self, conn: Connection, layers: Sequence[str]) -> dict[str, list[Row[Any]]]:
+        """Every memory of each layer in the subtree (within the context and filter)."""
+        out: dict[str, list[Row[Any]]] = {}
+        for layer in layers:
+            rows = self.repo.find_rows(conn, self.match or {}, [layer], None, 0, True)
+            rows = [r for r in rows if self.context is None or r.context == self.context]
+            if len(rows) > MAX_FILTERED_POOL:
+                raise InvalidInputError(
+                    f"a subtree recall scores every memory it reads, and the {layer} layer "
+                    f"holds {len(rows)} (at most {MAX_FILTERED_POOL}): narrow it with where "
+                    "or context"
+                )
+            out[layer] = rows
+        return out
+
+    def _core_rows(self, conn: Connection) -> list[Row[Any]]:
+        rows = self.repo.core_rows(conn)
+        if self.match is not None:
+            allowed = set(self.repo.matching_pks(conn, self.match, "core"))
+            rows = [row for row in rows if row.pk in allowed]
+        return rows
+
+    def _read_rows(self, conn: Connection, keys: Sequence[int | str]) -> None:
+        missing = [k for k in keys if isinstance(k, int) and k not in self.rows]
+        self.rows.update(self.repo.rows_by_pk(conn, missing).items())
+
+    def _result(self, key: int | str, score: float) -> RecallResult:
+        if key in self.results:  # a working-memory slot
+            return replace(self.results[key], score=round(score, 6))
+        return to_result(self.rows[key], score, subtree=self.subtree)
+
+    def _fill_ins(
         self,
         conn: Connection,
         layer: str,
-        lexical_pks: list[int],
-        cosines: dict[int, float],
-        allowed: set[int] | None,
-    ) -> tuple[list[RecallResult], Callable[[], list[RecallResult]] | list[RecallResult]]:
-        """Read the candidates' rows, score them and keep the best."""
-        candidate_pks = list(dict.fromkeys([*lexical_pks, *cosines]))
-        if allowed is not None:
-            candidate_pks = [pk for pk in candidate_pks if pk in allowed]
-        rows = self.repo.rows_by_pk(conn, candidate_pks)
-        query, average_length = self._lexical_query(layer, lexical_pks)
-        scored: list[tuple[float, int, Row[Any]]] = []
-        for order, pk in enumerate(candidate_pks):
-            row = rows.get(pk)
-            if row is None:
-                continue
-            score = self._score(row, query, average_length, cosines.get(pk, -1.0))
-            if score > 0:
-                scored.append((score, order, row))
-        lifted = with_neighbours([(score, int(row.pk), row.created_at) for score, _, row in scored])
-        scored = [(new, order, row) for new, (_, order, row) in zip(lifted, scored, strict=True)]
-        # Equal scores (a capped lexical score ties often): the newest memory first, the same
-        # on every back end whatever order its index returned the candidates in.
-        scored.sort(key=lambda item: (-item[0], -item[2].pk))
-        found = [to_result(row, score) for score, _, row in scored[: self.limit]]
-        if found:
-            return found, []
-        return [], lambda: self._fill_ins(conn, layer)
+        subtree_rows: Mapping[str, list[Row[Any]]],
+        slots: Sequence[Any],
+    ) -> FillIn:
+        """What stands in for a layer without a match, score 0: its newest memories (of
+        the filter, if any; procedures: the most successful), or working memory's most
+        relevant slots."""
+        if layer == "working":
+            by_relevance = sorted(
+                (self.results[slot.id] for slot in slots),
+                key=lambda r: r.metadata["relevance"],
+                reverse=True,
+            )
+            return by_relevance[: self.limit]
+        if self.subtree:
+            rows = sorted(
+                subtree_rows.get(layer, []), key=lambda r: (r.created_at, r.pk), reverse=True
+            )
+            return [to_result(row, 0.0, subtree=True) for row in rows[: self.limit]]
+        return lambda: self._newest(conn, layer)
 
-    def _fill_ins(self, conn: Connection, layer: str) -> list[RecallResult]:
-        """A layer without a match: its newest memories (of the filter, if any), score 0."""
+    def _newest(self, conn: Connection, layer: str) -> list[RecallResult]:
         context = self.context
         if self.match is not None:
             fallback = self.repo.find_rows(conn, self.match, [layer], None, 0)
@@ -355,142 +436,3 @@ class _LayerSearch:
             return [to_result(row, 0.0) for row in fallback[: self.limit]]
         latest = self.repo.latest_rows(conn, layer, context, self.limit)
         return [to_result(row, 0.0) for row in latest]
-
-    def _subtree_layer(
-        self, conn: Connection, layer: str
-    ) -> tuple[list[RecallResult], list[RecallResult]]:
-        """Every memory of the layer in the subtree, scored against statistics of its own."""
-        rows = self.repo.find_rows(conn, self.match or {}, [layer], None, 0, True)
-        rows = [row for row in rows if self.context is None or row.context == self.context]
-        if len(rows) > MAX_FILTERED_POOL:
-            raise InvalidInputError(
-                f"a subtree recall scores every memory it reads, and the {layer} layer holds "
-                f"{len(rows)} (at most {MAX_FILTERED_POOL}): narrow it with where or context"
-            )
-        tokens = [content_tokens(row_indexed_text(row)) for row in rows]
-        documents = [set(words) for words in tokens]
-        weights = query_weights(
-            len(rows), {term: sum(term in doc for doc in documents) for term in set(self.terms)}
-        )
-        average_length = sum(map(len, tokens)) / len(tokens) if tokens else None
-        cosines: dict[int, float] = {}
-        if self.query_vector is not None and rows:
-            cosines = self.repo.cosines(conn, [int(row.pk) for row in rows], self.query_vector)
-        query = LexicalQuery(self.terms, weights) if weights else None
-        scored = [
-            (score, row)
-            for row in rows
-            if (score := self._score(row, query, average_length, cosines.get(row.pk, -1.0))) > 0
-        ]
-        scored.sort(key=lambda item: (-item[0], -item[1].pk))
-        found = [to_result(row, score, subtree=True) for score, row in scored[: self.limit]]
-        if found:
-            return found, []
-        rows.sort(key=lambda r: (r.created_at, r.pk), reverse=True)
-        return [], [to_result(row, 0.0, subtree=True) for row in rows[: self.limit]]
-
-    def _candidates(
-        self, conn: Connection, layer: str, frequencies: Mapping[str, int], pool: int
-    ) -> tuple[list[int], dict[int, float]]:
-        """The best ``pool`` keys by words and by vector, from the indexes."""
-        namespace, context = self.scope.namespace, self.context
-        lexical_pks = self.index.lexical.candidates(
-            conn, namespace, layer, candidate_terms(frequencies), context, pool
-        )
-        cosines: dict[int, float] = {}
-        if self.query_vector is not None:
-            nearest = self.index.vectors.nearest(
-                conn, namespace, layer, self.query_vector, context, pool
-            )
-            cosines = dict(nearest)
-        return lexical_pks, cosines
-
-    def _lexical_query(
-        self, layer: str, lexical_pks: Sequence[int]
-    ) -> tuple[LexicalQuery | None, float | None]:
-        """The query prepared with the layer's IDF weights, and its mean length (None,
-        None: no lexical candidates, so no lexical score)."""
-        stats = self.statistics.get(layer)
-        if not lexical_pks or stats is None:
-            return None, None
-        weights = query_weights(stats.documents, stats.frequencies)
-        if not weights:
-            return None, stats.average_length
-        return LexicalQuery(self.terms, weights), stats.average_length
-
-    def _score(
-        self,
-        row: Row[Any],
-        query: LexicalQuery | None,
-        average_length: float | None,
-        cosine: float,
-    ) -> float:
-        lexical = 0.0
-        if query is not None:
-            lexical = query.score(content_tokens(row_indexed_text(row)), average_length)
-        score = self._fused(lexical, cosine)
-        if row.layer == "procedural":
-            score = success_weighted(score, float(row.success_rate))
-        return score
-
-    def _fused(self, lexical: float, cosine: float) -> float:
-        """A memory's score from its lexical score and cosine, before any weighting by its
-        layer."""
-        if self.query_vector is not None:
-            return fuse(lexical, semantic_score(cosine, self.floor))
-        return lexical
-
-
-def _core_results(
-    scope: MemoryScope,
-    conn: Connection,
-    terms: list[str],
-    mode: str,
-    match: Mapping[str, JsonScalar] | None,
-) -> list[RecallResult]:
-    query_terms = set(terms)
-    rows = scope.repo.core_rows(conn)
-    if match is not None:
-        allowed = set(scope.repo.matching_pks(conn, match, "core"))
-        rows = [row for row in rows if row.pk in allowed]
-    results = []
-    for row in rows:
-        shares = bool(query_terms & set(content_tokens(row_indexed_text(row))))
-        if mode == "matching" and not shares:
-            continue
-        results.append(to_result(row, core_score(shares)))
-    return results
-
-
-def _working_results(
-    scope: MemoryScope, terms: list[str], limit: int, now: Any
-) -> tuple[list[RecallResult], list[RecallResult]]:
-    working = scope.working
-    slots = working.slots()
-    documents = [content_tokens(slot.content) for slot in slots]
-    weights = query_weights(
-        len(slots), {term: sum(term in set(doc) for doc in documents) for term in set(terms)}
-    )
-    average_length = sum(len(doc) for doc in documents) / len(documents) if documents else None
-    scored = []
-    for slot, doc in zip(slots, documents, strict=True):
-        score = lexical_score(terms, doc, weights, average_length)
-        result = RecallResult(
-            id=slot.id,
-            layer="working",
-            content=slot.content,
-            score=round(score, 6),
-            metadata={
-                "relevance": round(slot.relevance(now, working.decay_per_minute), 6),
-                "source_id": slot.source_id,
-                "source_layer": slot.source_layer,
-                "kind": slot.kind,
-            },
-            created_at=slot.added_at,
-        )
-        scored.append(result)
-    found = sorted((r for r in scored if r.score > 0), key=lambda r: r.score, reverse=True)
-    if found:
-        return found[:limit], []
-    by_relevance = sorted(scored, key=lambda r: r.metadata["relevance"], reverse=True)
-    return [], by_relevance[:limit]

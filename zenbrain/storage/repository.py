@@ -407,6 +407,15 @@ class Repository:
         )
         return {str(i) for i in conn.execute(query).scalars()}
 
+    def pks_of_ids(self, conn: Connection, ids: Sequence[str]) -> dict[str, int]:
+        """The primary key of each of ``ids`` that this namespace holds."""
+        if not ids:
+            return {}
+        query = select(memories.c.id, memories.c.pk).where(
+            keyed_namespace_filter(self.namespace), memories.c.id.in_(list(ids))
+        )
+        return {str(i): int(pk) for i, pk in conn.execute(query).all()}
+
     # ------------------------------------------------------------------ review and procedures
     def due_facts(self, conn: Connection, now: datetime, limit: int) -> list[Row[Any]]:
         return list(

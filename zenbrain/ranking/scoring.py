@@ -35,16 +35,15 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from itertools import pairwise
 
 import numpy as np
 
+from zenbrain.ranking.function_words import FUNCTION_WORD_WEIGHT, is_function_word
+
 __all__ = [
     "CANDIDATE_POSTINGS",
-    "CONVERSATION_GAP",
     "K1",
-    "NEIGHBOUR_WEIGHT",
     "PROXIMITY_WEIGHT",
     "SEMANTIC_WEIGHT",
     "B",
@@ -57,7 +56,6 @@ __all__ = [
     "query_pairs",
     "query_weights",
     "semantic_score",
-    "with_neighbours",
 ]
 
 # docs/benchmarks.md, "Recall: how the defaults were chosen", table "Lexical score".
@@ -66,12 +64,6 @@ B = 0.75
 PROXIMITY_WEIGHT = 0.2
 # docs/benchmarks.md, "Recall: how the defaults were chosen", table "Fusion".
 SEMANTIC_WEIGHT = 0.35
-# docs/benchmarks.md, "Recall: how the defaults were chosen", tables "Lexical score" and
-# "Fusion" (0.2 to 0.6 is a plateau; 0.5 its middle).
-NEIGHBOUR_WEIGHT = 0.5
-# Two memories stored one after the other this close in time belong to one conversation: the
-# usual gap that separates two visits in session analysis, not fitted (same tables).
-CONVERSATION_GAP = timedelta(minutes=30)
 # Postings read for lexical candidates: bounds the cost of common words in a large store.
 CANDIDATE_POSTINGS = 20_000
 _COUNT_IN_PLACE = 2_048  # query terms x memory terms up to which terms are counted in place
@@ -86,12 +78,27 @@ def idf(document_count: int, document_frequency: int) -> float:
     return math.log1p(max(document_count, 0) / (1 + max(document_frequency, 0)))
 
 
-def query_weights(document_count: int, frequencies: Mapping[str, int]) -> dict[str, float]:
-    """The IDF of each query term that some memory of the scope holds. A word no memory
-    holds cannot be found by any memory, so it is left out of what the query can attain:
-    1.0 means every query word the scope knows, whatever else the query says (a query that
-    quotes a whole dialogue would otherwise score every memory near 0)."""
-    return {term: idf(document_count, df) for term, df in frequencies.items() if df > 0}
+def query_weights(
+    document_count: int,
+    frequencies: Mapping[str, int],
+    *,
+    function_word_weight: float = FUNCTION_WORD_WEIGHT,
+) -> dict[str, float]:
+    """The weight of each query term that some memory of the collection holds: its IDF, and
+    :data:`~zenbrain.ranking.function_words.FUNCTION_WORD_WEIGHT` of it for a function
+    word ("when", "how often", "wann"), as BM25 would weigh it in a large collection however
+    small this one is. A word no memory holds cannot be found by any memory, so it is left
+    out of what the query can attain: 1.0 means every query word the collection knows,
+    whatever else the query says (a query that quotes a whole dialogue would otherwise score
+    every memory near 0). A query of function words only keeps their full weights: they
+    are all it says."""
+    held = {term: df for term, df in frequencies.items() if df > 0}
+    damped = any(not is_function_word(term) for term in held)
+    return {
+        term: idf(document_count, df)
+        * (function_word_weight if damped and is_function_word(term) else 1.0)
+        for term, df in held.items()
+    }
 
 
 def query_pairs(query_terms: Sequence[str]) -> list[tuple[str, str]]:
@@ -301,32 +308,3 @@ def semantic_score(cosine: float, floor: float) -> float:
 def fuse(lexical: float, semantic: float, semantic_weight: float = SEMANTIC_WEIGHT) -> float:
     """One 0..1 score from a lexical and a semantic score."""
     return (1.0 - semantic_weight) * lexical + semantic_weight * semantic
-
-
-def with_neighbours(
-    scored: Sequence[tuple[float, int, datetime]],
-    *,
-    weight: float = NEIGHBOUR_WEIGHT,
-    gap: timedelta = CONVERSATION_GAP,
-) -> list[float]:
-    """Scores of candidates ``(score, key, created_at)`` with a share of their conversation
-    neighbours' relevance.
-
-    Two candidates are neighbours when they were stored one right after the other (keys
-    ``k`` and ``k + 1``) no more than ``gap`` apart: the turns of one conversation. A turn is
-    often relevant through the turn next to it (an answer to a question asked the turn
-    before, a detail of an event told over two turns), so each candidate gains ``weight``
-    times its better neighbour's score, on the share of the scale it has not yet reached
-    (``s + weight * n * (1 - s)``), which keeps every score within 0..1 and never lowers
-    one. Memories stored far apart in time, or with other memories stored between them,
-    lend each other nothing."""
-    by_key = {key: (score, created) for score, key, created in scored}
-    out = []
-    for score, key, created in scored:
-        best = 0.0
-        for other in (key - 1, key + 1):
-            found = by_key.get(other)
-            if found is not None and abs(found[1] - created) <= gap:
-                best = max(best, found[0])
-        out.append(score + weight * best * (1.0 - score) if best > 0 else score)
-    return out

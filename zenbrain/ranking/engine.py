@@ -1,0 +1,91 @@
+"""Candidates of every layer on one scale: fused, weighed by their layer's prior, lifted by
+their conversation neighbours and ordered.
+
+The pipeline (:mod:`zenbrain.memory.recall`) gathers candidates from the indexes and gives
+each its lexical score against one :class:`~zenbrain.ranking.collection.Collection`, so a
+score of 0.6 means the same share of the query's weight found, whether the memory is one of
+three procedures or one of five thousand facts. What follows is the same for every layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from zenbrain.layers.procedural import success_weighted
+from zenbrain.ranking.neighbours import with_neighbours
+from zenbrain.ranking.scoring import fuse, semantic_score
+
+__all__ = ["CORE_PRIOR", "Candidate", "Ranked", "rank_candidates"]
+
+# A core block is weighed as any memory is: docs/benchmarks.md, "Recall across layers",
+# table "Core blocks" (the seeds' fixed 0.8 / 0.5 put a block above the fact that answers).
+CORE_PRIOR = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One memory a recall may return: where it is, when it was stored, what the lexical
+    score made of it (against the recall's one collection) and its cosine to the query
+    (None: no vector, or no embedder)."""
+
+    key: int | str  # the stored memory's primary key; a working-memory slot's id
+    layer: str
+    created_at: datetime | None
+    lexical: float
+    cosine: float | None = None
+    success_rate: float | None = None  # procedures only
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    score: float
+    candidate: Candidate
+
+
+def rank_candidates(
+    candidates: Sequence[Candidate],
+    *,
+    semantic: bool,
+    similarity_floor: float = 0.0,
+    neighbours: bool = True,
+) -> list[Ranked]:
+    """Every candidate with a score above 0, best first (equal scores: the newest first).
+
+    ``semantic``: the recall has a query vector, so each score fuses the lexical score with
+    the cosine (:func:`~zenbrain.ranking.scoring.fuse`; a candidate without a vector gets
+    the semantic score 0). Then each layer's prior, then conversation neighbours: memories
+    stored one right after the other (consecutive keys, within the gap) lend each other
+    relevance across layers, since routing may file two turns of one exchange apart."""
+    scores: list[float] = []
+    for candidate in candidates:
+        score = candidate.lexical
+        if semantic:
+            cosine = candidate.cosine if candidate.cosine is not None else -1.0
+            score = fuse(score, semantic_score(cosine, similarity_floor))
+        if candidate.layer == "procedural" and candidate.success_rate is not None:
+            score = success_weighted(score, candidate.success_rate)
+        elif candidate.layer == "core":
+            score *= CORE_PRIOR
+        scores.append(score)
+    found = [(s, c) for s, c in zip(scores, candidates, strict=True) if s > 0]
+    if neighbours:
+        stored = [
+            (s, c.key, c.created_at)
+            for s, c in found
+            if isinstance(c.key, int) and c.created_at is not None
+        ]
+        lifted: dict[int | str, float] = dict(
+            zip([key for _, key, _ in stored], with_neighbours(stored), strict=True)
+        )
+        found = [(lifted.get(c.key, s), c) for s, c in found]
+    ranked = [Ranked(min(1.0, s), c) for s, c in found]
+    ranked.sort(key=_order)
+    return ranked
+
+
+def _order(item: Ranked) -> tuple[float, int, str]:
+    key = item.candidate.key
+    newest = -key if isinstance(key, int) else 0
+    return (-item.score, newest, str(key))

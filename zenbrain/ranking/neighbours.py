@@ -1,0 +1,45 @@
+"""Conversation neighbours: memories stored one right after the other lend each other
+relevance, whichever layer routing filed each of them in."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+__all__ = ["CONVERSATION_GAP", "NEIGHBOUR_WEIGHT", "with_neighbours"]
+
+# docs/benchmarks.md, "Recall: how the defaults were chosen", tables "Lexical score" and
+# "Fusion" (0.2 to 0.6 is a plateau; 0.5 its middle).
+NEIGHBOUR_WEIGHT = 0.5
+# Two memories stored one after the other this close in time belong to one conversation: the
+# usual gap that separates two visits in session analysis, not fitted (same tables).
+CONVERSATION_GAP = timedelta(minutes=30)
+
+
+def with_neighbours(
+    scored: Sequence[tuple[float, int, datetime]],
+    *,
+    weight: float = NEIGHBOUR_WEIGHT,
+    gap: timedelta = CONVERSATION_GAP,
+) -> list[float]:
+    """Scores of candidates ``(score, key, created_at)`` with a share of their conversation
+    neighbours' relevance.
+
+    Two candidates are neighbours when they were stored one right after the other (keys
+    ``k`` and ``k + 1``) no more than ``gap`` apart: the turns of one conversation. A turn is
+    often relevant through the turn next to it (an answer to a question asked the turn
+    before, a detail of an event told over two turns), so each candidate gains ``weight``
+    times its better neighbour's score, on the share of the scale it has not yet reached
+    (``s + weight * n * (1 - s)``), which keeps every score within 0..1 and never lowers
+    one. Memories stored far apart in time, or with other memories stored between them,
+    lend each other nothing."""
+    by_key = {key: (score, created) for score, key, created in scored}
+    out = []
+    for score, key, created in scored:
+        best = 0.0
+        for other in (key - 1, key + 1):
+            found = by_key.get(other)
+            if found is not None and abs(found[1] - created) <= gap:
+                best = max(best, found[0])
+        out.append(score + weight * best * (1.0 - score) if best > 0 else score)
+    return out
