@@ -41,6 +41,36 @@ def test_given_steps_make_a_procedure_and_are_kept(memory: MemoryCoordinator) ->
     assert result.metadata["success_rate"] == 1.0
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Lists that offer options, as an assistant answers: facts, not procedures.
+        "Here are a few tips for a first-timer:\n1. Be precise\n2. Do not over-bake",
+        "Some great restaurants in Paris:\n- Le Jules Verne\n- Septime\n- Chez Janou",
+        "1. **Louvre**: the largest museum\n2. **Orsay**: impressionists\n3. **Rodin**",
+        "Hier sind ein paar Ideen:\n- Kino\n- Wandern",
+        # A marker deep in a message, not in its title.
+        "I love sardines.\nThey are cheap and full of omega-3.\nMy recipe: grill them.",
+        # One step line among many lines of prose.
+        "We met at noon.\nThe talk was long.\nLunch was good.\n- a note\n- another",
+    ],
+)
+def test_lists_of_options_and_late_markers_are_not_procedures(text: str) -> None:
+    assert not is_step_like(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Steps to renew the parking permit:\n- log in\n- choose resident permits\n- pay",
+        "Here are the steps to deploy:\n1. build\n2. push",
+        "Schritte zum Ummelden:\n1. Termin buchen\n2. Unterlagen mitnehmen",
+    ],
+)
+def test_a_title_naming_steps_makes_a_procedure(text: str) -> None:
+    assert is_step_like(text)
+
+
 def test_numbered_lines_are_extracted_as_steps() -> None:
     assert extract_steps("Deploy:\n1. build\n2) push\n- tag") == ["build", "push", "tag"]
     assert not is_step_like("The sky is blue.\nIt is 3 p.m.")

@@ -2,6 +2,21 @@
 
 First match wins: steps given or step-like content → procedural; emotional weight above 0.5 →
 episodic; confidence above 0.9 → core; everything else → semantic.
+
+Step-like content (:func:`is_step_like`) reads as instructions, by its title or its lines:
+
+- a marker in its first line: it starts with "How to", "Step 1", "Anleitung", "So geht",
+  or names "steps:", "workflow:", "recipe:", "instructions:", "procedure:", "Schritte:",
+  "step-by-step", or it names steps and ends with a colon ("Steps to renew the permit:");
+- or two or more step lines (numbered, bulleted, "Step 2:"), at least half of its lines,
+  unless the list offers options rather than steps: an answer introduced as "Here are a few
+  tips" or "Some ideas", or items that start with a bold heading ("1. **Louvre**: …"), as
+  an assistant lists restaurants or tips.
+
+A marker further down a long message ("I followed the recipe: …" in the fifth line) or a
+list of recommendations is a statement, so it is filed as a fact or an episode:
+docs/benchmarks.md, "Where routing files the benchmark datasets", shows what the rule
+files where on every dataset.
 """
 
 from __future__ import annotations
@@ -46,31 +61,50 @@ _STEP_LINE = re.compile(
 
 
 def is_step_like(content: str) -> bool:
-    """True when ``content`` reads as instructions: a marker, or two or more step lines."""
+    """True when ``content`` reads as instructions: a marker in its first line, or step
+    lines that list steps rather than options (see the module's docstring)."""
     return _has_marker(content) or _has_step_lines(content)
 
 
+# An introduction that offers options, not steps: "Here are a few tips", "Some great
+# restaurants:", "Hier sind ein paar Ideen".
+_OFFERS_OPTIONS = re.compile(
+    r"\bhere\s+(?:are|is)\b|\bhere's\b|\bhier\s+(?:sind|ist)\b"
+    r"|(?:^|[.!?:]\s+)(?:some|a\s+few|several|these|my\s+favou?rite|top\s+\d+|einige|ein\s+paar)\b"
+    r"|\b(?:tips|ideas|options|suggestions|recommendations|tipps|ideen|vorschläge|empfehlungen)\b",
+    re.IGNORECASE,
+)
+_BOLD_ITEM = re.compile(r"^\s*(?:\d+\s*[.):]\s*|[-*•]\s+)\*\*")
+
+
 def _has_step_lines(content: str) -> bool:
-    """Whether two or more lines of ``content`` are step lines (none in a one-line text)."""
-    lines = content.splitlines()
-    return len(lines) >= 2 and sum(1 for line in lines if _STEP_LINE.match(line)) >= 2
+    """Whether two or more lines of ``content``, at least half of them, are step lines,
+    and the list does not offer options (none in a one-line text)."""
+    lines = [line for line in content.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return False
+    steps = [line for line in lines if _STEP_LINE.match(line)]
+    if len(steps) < 2 or 2 * len(steps) < len(lines):
+        return False
+    if 2 * sum(1 for line in steps if _BOLD_ITEM.match(line)) >= len(steps):
+        return False
+    introduction = " ".join(line for line in lines if not _STEP_LINE.match(line))
+    return not _OFFERS_OPTIONS.search(introduction)
 
 
 def _has_marker(content: str) -> bool:
-    """``_PROCEDURE_MARKERS.search(content)``, faster: an inline marker's words must be in
-    the text before its pattern is tried, and the anchored markers are tried only where a
-    line starts (the only places their ``^`` matches)."""
-    lowered = content.lower() if content.isascii() else content.translate(_ASCII_CASE_TWINS).lower()
-    if _mentions_inline_marker_word(lowered) and _INLINE_MARKERS.search(content):
+    """Whether the first line holds a procedure marker: one of the anchored markers at its
+    start, an inline marker anywhere in it, or a word naming steps and a closing colon."""
+    first = content.lstrip().split("\n", 1)[0]
+    lowered = first.lower() if first.isascii() else first.translate(_ASCII_CASE_TWINS).lower()
+    if _LINE_START_MARKERS.match(first):
         return True
-    if _LINE_START_MARKERS.match(content):
+    if _mentions_inline_marker_word(lowered) and _INLINE_MARKERS.search(first):
         return True
-    newline = content.find("\n")
-    while newline != -1:
-        if _LINE_START_MARKERS.match(content, newline + 1):
-            return True
-        newline = content.find("\n", newline + 1)
-    return False
+    return lowered.rstrip().endswith(":") and bool(_NAMES_STEPS.search(lowered))
+
+
+_NAMES_STEPS = re.compile(r"\b(?:steps?|instructions|anleitung|schritte)\b")
 
 
 def _mentions_inline_marker_word(lowered: str) -> bool:

@@ -39,6 +39,8 @@ class Collection:
     def add_documents(self, documents: Iterable[Sequence[str]]) -> None:
         """Add memories given by their terms."""
         wanted = set(self.terms)
+        for term in wanted:
+            self.frequencies.setdefault(term, 0)
         for doc in documents:
             self.documents += 1
             self.total_length += len(doc)

@@ -1,29 +1,30 @@
-"""How recalled memories are scored and ordered.
+"""The lexical score, the semantic score and their fusion.
 
 Lexical score (0..1) of a memory for a query, both as index terms (:mod:`zenbrain.text`):
 
-* relevance: Okapi BM25 over the memory's layer (per namespace and layer, as the index
-  keeps it). Each distinct query term found gets BM25's term factor
-  ``tf * (k1 + 1) / (tf + k1 * L)``, ``L = 1 - b + b * length / average_length`` (length:
-  the memory's number of index terms), weighted by :func:`idf`. Repeating a word saturates,
-  and a memory longer than its scope's average counts less, so a long memory that mentions
-  a bit of everything does not win on its length. The factor is 1 for a word found once in
-  a memory of average length and is capped at 1, so the relevance,
-  ``sum(idf * min(1, factor)) / sum(idf)``, lies in 0..1 and means the same for every
-  query: 1 is what the query can attain (each of its words in a memory no longer than
-  average), and a memory holding only the query's rarer half of IDF mass scores about 0.5,
-  whatever else was found.
+* relevance: Okapi BM25 over everything the recall searches, as one collection
+  (:class:`~zenbrain.ranking.collection.Collection`: every searched layer's memories, core
+  blocks and working memory included). Each distinct query term found gets BM25's term
+  factor ``tf * (k1 + 1) / (tf + k1 * L)``, ``L = 1 - b + b * length / average_length``
+  (length: the memory's number of index terms), weighted by :func:`idf`. Repeating a word
+  saturates, and a memory longer than the collection's average counts less, so a long memory
+  that mentions a bit of everything does not win on its length. The factor is 1 for a word
+  found once in a memory of average length and is capped at 1, so the relevance,
+  ``sum(weight * min(1, factor)) / sum(weight)``, lies in 0..1 and means the same for every
+  query and every layer: 1 is what the query can attain (each of its words in a memory no
+  longer than average), and a memory holding only the query's rarer half of IDF mass scores
+  about 0.5, whatever else was found. Function words weigh a tenth of their IDF
+  (:func:`query_weights`), so "when" or "wie" alone scores near 0.
 * proximity: the share of the query's neighbouring word pairs that stand next to each other
   in the memory too (weighted by their IDF), so "Kieler Förde" beats a text that has "Kiel"
   and "Förde" far apart. A bounded bonus: it takes ``PROXIMITY_WEIGHT`` of the score.
 
 ``score = (1 - PROXIMITY_WEIGHT) * relevance + PROXIMITY_WEIGHT * proximity``; a one-word
 query has no pairs and its score is the relevance. The query's words are those some memory
-of the scope holds (:func:`query_weights`): a word no memory holds can be found by none, so
-it does not lower what every memory scores. With an embedding provider the lexical score
-and the cosine similarity are fused (:func:`fuse`). Then memories stored one after the other
-in one conversation lend each other relevance (:func:`with_neighbours`). Results from a
-layer with no match come after every match with score 0.
+of the collection holds (:func:`query_weights`): a word no memory holds can be found by
+none, so it does not lower what every memory scores. With an embedding provider the lexical
+score and the cosine similarity are fused (:func:`fuse`). What follows (layer priors,
+conversation neighbours, the order) is :mod:`zenbrain.ranking.engine`'s.
 
 Every default below cites the cross-dataset table that chose it: docs/benchmarks.md,
 section "Recall: how the defaults were chosen".
