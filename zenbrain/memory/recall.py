@@ -295,16 +295,17 @@ class _Search:
         scored from their term numbers, a layer at a time over all of them; procedures are
         read (their success rate weighs their score), as is whatever the index cannot give
         back, all in one statement."""
-        lexical: dict[int, float] = {}
+        lexical: dict[int, tuple[float, float]] = {}
         times: dict[int, Any] = {}
         wanted = {layer: pks for layer, (pks, _) in keys.items() if layer != "procedural" and pks}
         if self.query is not None and wanted:
             held = self.index.lexical.indexed_documents(conn, self.scope.namespace, wanted) or {}
             for entry in held.values():
-                scores = self.query.score_documents(
+                scores, ties = self.query.scores_and_ties(
                     entry.documents, self.collection.average_length
-                ).tolist()
-                lexical.update(zip(entry.pks, scores, strict=True))
+                )
+                pairs = zip(scores.tolist(), ties.tolist(), strict=True)
+                lexical.update(zip(entry.pks, pairs, strict=True))
                 times.update(zip(entry.pks, entry.created_at, strict=True))
         unread = [pk for pks, _ in keys.values() for pk in pks if pk not in lexical]
         rows = self.repo.rows_by_pk(conn, unread)
@@ -316,7 +317,8 @@ class _Search:
                 if row is not None:
                     found.append(self._row_candidate(row, cosines.get(pk)))
                 elif pk in lexical:
-                    found.append(Candidate(pk, layer, times[pk], lexical[pk], cosines.get(pk)))
+                    score, tie = lexical[pk]
+                    found.append(Candidate(pk, layer, times[pk], score, cosines.get(pk), tie=tie))
         return found
 
     def _row_candidates(self, conn: Connection, rows: Sequence[Row[Any]]) -> list[Candidate]:
@@ -328,12 +330,12 @@ class _Search:
         return [self._row_candidate(row, cosines.get(int(row.pk))) for row in rows]
 
     def _row_candidate(self, row: Row[Any], cosine: float | None) -> Candidate:
-        lexical = 0.0
+        lexical = tie = 0.0
         if self.query is not None:
             tokens = content_tokens(row_indexed_text(row))
-            lexical = self.query.score(tokens, self.collection.average_length)
+            lexical, tie = self.query.score_and_tie(tokens, self.collection.average_length)
         rate = float(row.success_rate) if row.layer == "procedural" else None
-        return Candidate(int(row.pk), str(row.layer), row.created_at, lexical, cosine, rate)
+        return Candidate(int(row.pk), str(row.layer), row.created_at, lexical, cosine, rate, tie)
 
     def _slot_candidates(self, conn: Connection, slots: Sequence[Any], now: Any) -> list[Candidate]:
         """Working-memory slots, scored like every memory; a slot copied from a stored
@@ -349,9 +351,9 @@ class _Search:
             cosines = {sid: by_pk[pk] for sid, pk in pks.items() if pk in by_pk}
         found = []
         for slot in slots:
-            lexical = 0.0
+            lexical = tie = 0.0
             if self.query is not None:
-                lexical = self.query.score(
+                lexical, tie = self.query.score_and_tie(
                     content_tokens(slot.content), self.collection.average_length
                 )
             self.results[slot.id] = RecallResult(
@@ -368,7 +370,7 @@ class _Search:
                 created_at=slot.added_at,
             )
             cosine = cosines.get(slot.source_id) if slot.source_id else None
-            found.append(Candidate(slot.id, "working", None, lexical, cosine))
+            found.append(Candidate(slot.id, "working", None, lexical, cosine, tie=tie))
         return found
 
     # ------------------------------------------------------------------ rows and results

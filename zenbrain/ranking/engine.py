@@ -36,6 +36,7 @@ class Candidate:
     lexical: float
     cosine: float | None = None
     success_rate: float | None = None  # procedures only
+    tie: float = 0.0  # BM25's uncapped relevance: orders equal scores (shorter first)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +86,10 @@ def rank_candidates(
     return ranked
 
 
-def _order(item: Ranked) -> tuple[float, int, str]:
+def _order(item: Ranked) -> tuple[float, float, int, str]:
+    """Best score first; equal scores (a capped lexical score ties often): the higher BM25
+    relevance, then the newest memory, the same on every back end whatever order its index
+    returned the candidates in."""
     key = item.candidate.key
     newest = -key if isinstance(key, int) else 0
-    return (-item.score, newest, str(key))
+    return (-item.score, -item.candidate.tie, newest, str(key))

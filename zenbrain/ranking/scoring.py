@@ -164,8 +164,16 @@ class LexicalQuery:
 
     def score(self, doc_terms: Iterable[str], average_length: float | None = None) -> float:
         """The lexical score (0..1) of a document, its terms in order."""
+        return self.score_and_tie(doc_terms, average_length)[0]
+
+    def score_and_tie(
+        self, doc_terms: Iterable[str], average_length: float | None = None
+    ) -> tuple[float, float]:
+        """:meth:`score` and what breaks a tie of two equal scores: BM25's own relevance,
+        each term's factor uncapped (a word found in a memory shorter than average gains
+        more), so of two memories that both hold the query the shorter comes first."""
         if self._attainable <= 0:
-            return 0.0
+            return 0.0, 0.0
         doc_sequence = doc_terms if isinstance(doc_terms, (list, tuple)) else list(doc_terms)
         length = len(doc_sequence)
         k1, b = self.k1, self.b
@@ -178,30 +186,39 @@ class LexicalQuery:
             if length * len(self._distinct) <= _COUNT_IN_PLACE
             else Counter(doc_sequence).__getitem__
         )
-        gained = 0.0
+        gained = uncapped = 0.0
         for term, weight in self._distinct:
             tf = count(term)
             if tf:
                 factor = tf * (k1 + 1.0) / (tf + k1 * norm)
                 gained += weight * min(1.0, factor)
+                uncapped += weight * factor
         if gained <= 0:
-            return 0.0
+            return 0.0, 0.0
         relevance = gained / self._attainable
+        tie = uncapped / self._attainable
         proximity = self._proximity(doc_sequence)
         if proximity is None:
-            return min(1.0, relevance)
+            return min(1.0, relevance), tie
         weight = self.proximity_weight
-        return min(1.0, (1.0 - weight) * relevance + weight * proximity)
+        return min(1.0, (1.0 - weight) * relevance + weight * proximity), tie
 
     def score_documents(
         self, documents: EncodedDocuments, average_length: float | None = None
     ) -> np.ndarray:
         """:meth:`score` of every document at once (float64, equal to it bit for bit: the
         same operations in the same order, a query term at a time over all documents)."""
+        return self.scores_and_ties(documents, average_length)[0]
+
+    def scores_and_ties(
+        self, documents: EncodedDocuments, average_length: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`score_and_tie` of every document at once."""
         count = len(documents)
         scores = np.zeros(count, dtype=np.float64)
+        ties = np.zeros(count, dtype=np.float64)
         if self._attainable <= 0 or count == 0:
-            return scores
+            return scores, ties
         lengths = np.asarray(documents.lengths, dtype=np.int64)
         terms = np.asarray(documents.terms, dtype=np.int64)
         owner = np.repeat(np.arange(count), lengths)  # the document of each term
@@ -222,16 +239,18 @@ class LexicalQuery:
             found_tf = tf[holding].astype(np.float64)
             factor = found_tf * (k1 + 1.0) / (found_tf + k1 * norm[holding])
             gained[holding] += weight * np.minimum(1.0, factor)
+            ties[holding] += weight * factor
         found = gained > 0
         relevance = gained / self._attainable
+        ties /= self._attainable
         proximity = self._proximity_documents(documents, terms, owner)
         if proximity is None:
             scores[found] = np.minimum(1.0, relevance[found])
-            return scores
+            return scores, ties
         weight = self.proximity_weight
         mixed = (1.0 - weight) * relevance + weight * proximity
         scores[found] = np.minimum(1.0, mixed[found])
-        return scores
+        return scores, ties
 
     def _proximity_documents(
         self, documents: EncodedDocuments, terms: np.ndarray, owner: np.ndarray
