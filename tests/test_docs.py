@@ -27,6 +27,7 @@ import re
 import subprocess
 import sys
 import traceback
+import types
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,7 +102,11 @@ def test_every_python_block_runs(
     for mark in REQUIRES_MARK.finditer(text):
         for module in mark["modules"].split():
             pytest.importorskip(module, reason=f"{relative(page)} needs {module}")
-    namespace: dict[str, object] = {"__name__": "__docs__"}
+    # A module of its own (in sys.modules, as a script's __main__ is), so that classes the
+    # examples define, dataclasses among them, can find their module.
+    module = types.ModuleType(f"docs_example_{page.stem.replace('-', '_')}")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    namespace = module.__dict__
     with offline_home(tmp_path, monkeypatch):
         for block in python_blocks(page):
             if block.skip_reason is not None:
