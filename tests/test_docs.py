@@ -43,6 +43,8 @@ REQUIRES_MARK = re.compile(r"<!--\s*docs-test:\s*requires\s+(?P<modules>[\w. ]+?
 ANY_MARK = re.compile(r"<!--\s*docs-test:")
 # At most this share of all Python blocks may be skipped: the docs are meant to run.
 MOST_SKIPPED = 0.2
+# Links into the repository as a package index page must write them (blob/ or tree/ main).
+REPOSITORY = "https://github.com/zensation-ai/zenbrain/blob/main/"
 # Pages other changes will add; a link to one of them may lead nowhere until they land.
 COMING = {"docs/design.md", "docs/guide/server.md", "docs/guide/privacy.md",
           "docs/guide/knowledge-updates.md"}  # fmt: skip
@@ -204,14 +206,20 @@ def test_every_public_coordinator_name_is_in_the_api_guide() -> None:
     assert not missing, f"docs/guide/api.md does not name (in backticks): {missing}"
 
 
-def test_relative_links_lead_to_files() -> None:
+def test_links_into_the_repository_lead_to_files() -> None:
+    """Relative links, and the absolute ones the READMEs use (a README is also a package's
+    index page, where a relative link leads nowhere), name files that exist."""
     broken = []
-    for page in DOC_PAGES:
+    readmes = sorted((ROOT / "integrations").glob("*/README.md"))
+    for page in [*DOC_PAGES, *readmes]:
         text = page.read_text(encoding="utf-8")
         for target in re.findall(r"\]\(([^)\s]+)\)", text):
-            if target.startswith(("http://", "https://", "#", "mailto:")):
+            if target.startswith(REPOSITORY):
+                path = (ROOT / target.removeprefix(REPOSITORY).split("#", 1)[0]).resolve()
+            elif target.startswith(("http://", "https://", "#", "mailto:")):
                 continue
-            path = (page.parent / target.split("#", 1)[0]).resolve()
+            else:
+                path = (page.parent / target.split("#", 1)[0]).resolve()
             shown = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else target
             if not path.exists() and shown not in COMING:
                 broken.append(f"{relative(page)}: {target}")
@@ -247,7 +255,7 @@ def test_readme_is_a_short_front_page() -> None:
     first_screen = "\n".join(readme.splitlines()[:25])
     assert "make demo" in first_screen and "make test" in first_screen
     for target in ("docs/guide/index.md", "docs/benchmarks.md", "CHANGELOG.md", "LICENSE"):
-        assert f"]({target})" in readme, target
+        assert f"]({REPOSITORY}{target})" in readme, target
 
 
 def test_changelog_keeps_an_unreleased_section() -> None:
