@@ -10,10 +10,11 @@ Modelled on sqlite-utils' ``tests/test_docs.py``:
   whose examples need an optional package says so once, anywhere on the page:
   ``<!-- docs-test: requires langchain_zenbrain -->`` (the page is skipped without it, as in
   CI's lowest-versions cell of the core);
-- every ``zenbrain`` command and subcommand (read from the click group) is named in
+- every ``zenbrain`` command, subcommand and option (read from the click group) is named in
   docs/guide/cli.md, and every public method, property and attribute of
   ``MemoryCoordinator`` in docs/guide/api.md: a new one fails here until it is documented;
-- every relative link in those pages leads to a file that exists.
+- every link into the repository (relative, or absolute as the READMEs write them) leads to
+  a file that exists.
 
 The README's two front-door examples are also checked for what they print, and the demo
 (``make demo``) runs end to end.
@@ -186,6 +187,29 @@ def test_every_cli_command_is_in_the_cli_guide() -> None:
     assert {"store", "recall", "core set", "namespace drop"} <= set(paths)  # the walk works
     missing = [p for p in paths if not re.search(rf"zenbrain {re.escape(p)}(?![\w-])", text)]
     assert not missing, f"docs/guide/cli.md names no `zenbrain <command>` for: {missing}"
+
+
+def test_every_cli_option_is_in_the_cli_guide() -> None:
+    import click
+
+    from zenbrain.cli import _main
+
+    group = next(v for v in vars(_main).values() if isinstance(v, click.Group))
+    text = (GUIDE / "cli.md").read_text(encoding="utf-8")
+    missing: set[str] = set()
+
+    def walk(command: click.Command, path: str) -> None:
+        for param in command.params:
+            if isinstance(param, click.Option) and not param.hidden:
+                flag = max(param.opts, key=len)  # --min-score rather than -s
+                if flag not in ("--help",) and not re.search(rf"{flag}(?![\w-])", text):
+                    missing.add(f"{path} {flag}")
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                walk(sub, f"{path} {name}")
+
+    walk(group, "zenbrain")
+    assert not missing, f"docs/guide/cli.md does not name these options: {sorted(missing)}"
 
 
 def coordinator_surface() -> list[str]:
