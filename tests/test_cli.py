@@ -618,10 +618,10 @@ def test_namespace_commands(db: str) -> None:
     assert zb_json("namespace", "list", "--db", db)["namespaces"] == ["anna", "team-a"]
 
 
-# ---------------------------------------------------------------- the README
-def test_the_readme_command_block_runs_verbatim_in_order(tmp_path: Path) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Command line", 1)[1]
+# ---------------------------------------------------------------- the CLI guide
+def test_the_guide_command_block_runs_verbatim_in_order(tmp_path: Path) -> None:
+    guide = (ROOT / "docs" / "guide" / "cli.md").read_text(encoding="utf-8")
+    section = guide.split("## A session at the shell", 1)[1]
     block = re.search(r"```bash\n(.*?)```", section, re.S)
     assert block is not None
     home = tmp_path / "home"

@@ -175,15 +175,15 @@ def test_a_slow_embedder_does_not_block_other_threads(store_location: str) -> No
         assert memory.health().semantic["count"] == 1
 
 
-def test_the_readme_api_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_api_guide_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     import re
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## More of the API", 1)[1]
+    guide = Path(__file__).resolve().parents[2] / "docs" / "guide" / "api.md"
+    section = guide.read_text(encoding="utf-8").split("## A clock, sessions and metadata", 1)[1]
     block = re.search(r"```python\n(.*?)```", section, re.S)
     assert block is not None
-    exec(compile(block.group(1), "README.md", "exec"), {})
+    exec(compile(block.group(1), "docs/guide/api.md", "exec"), {})
     lines = capsys.readouterr().out.splitlines()
     assert lines == ["['Anna is vegan']", "Anna is vegan", "['chat/anna']"]
 
