@@ -158,3 +158,25 @@ def test_both_back_ends_rank_the_same_store_the_same_way(
                 ]
             )
     assert rankings[0] == rankings[1]
+
+
+def test_one_shared_word_out_of_many_is_not_a_perfect_score(tmp_path: Path) -> None:
+    with MemoryCoordinator(tmp_path / "m.db") as memory:
+        memory.store("Kim got 72 in the statistics coursework.")
+        only = memory.recall("coursework")[0].score
+        many = memory.recall("how do I hand in the coursework portal upload")[0].score
+    assert only == 1.0
+    # Three of four content words are held by no memory: the one found is a quarter of the
+    # query's weight, or thereabouts, whatever the store holds.
+    assert 0 < many < 0.5
+
+
+def test_words_no_memory_holds_scale_scores_without_changing_their_order(tmp_path: Path) -> None:
+    with MemoryCoordinator(tmp_path / "m.db") as memory:
+        memory.store_many(CODING_ASSISTANT)
+        plain = memory.recall("staging release database", limit=6)
+        padded = memory.recall("staging release database zanzibar quokka", limit=6)
+    assert [r.id for r in plain] == [r.id for r in padded]
+    ratios = [p.score / q.score for p, q in zip(plain, padded, strict=True) if q.score]
+    assert len(ratios) >= 3 and ratios[0] > 1
+    assert ratios == pytest.approx([ratios[0]] * len(ratios), rel=1e-4)  # scores are rounded

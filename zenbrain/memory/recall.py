@@ -210,7 +210,10 @@ class _Search:
         candidates += self._row_candidates(conn, core_rows)
         candidates += self._slot_candidates(conn, slots, now)
         ranked = rank_candidates(
-            candidates, semantic=self.query_vector is not None, similarity_floor=self.floor
+            candidates,
+            semantic=self.query_vector is not None,
+            similarity_floor=self.floor,
+            lexical_share=self.query.held_share if self.query is not None else 1.0,
         )
         # Each layer's best ``limit``: what stages may rerank, as one list.
         per_layer: dict[str, int] = {}

@@ -13,7 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from zenbrain.ranking.scoring import LexicalQuery, query_weights
+from zenbrain.ranking.function_words import is_function_word
+from zenbrain.ranking.scoring import LexicalQuery, idf, query_weights
+
+# Whether a query's content words that no memory holds count in what it can attain.
+COUNT_UNHELD = True
 
 __all__ = ["Collection"]
 
@@ -59,4 +63,13 @@ class Collection:
         """The query prepared for scoring this collection's memories; None when no memory
         holds any of its words."""
         weights = self.weights()
-        return LexicalQuery(self.terms, weights) if weights else None
+        if not weights:
+            return None
+        unheld = 0.0
+        if COUNT_UNHELD:
+            unheld = sum(
+                idf(self.documents, 0)
+                for term in dict.fromkeys(self.terms)
+                if term not in weights and not is_function_word(term)
+            )
+        return LexicalQuery(self.terms, weights, unheld_weight=unheld)

@@ -51,6 +51,7 @@ def rank_candidates(
     semantic: bool,
     similarity_floor: float = 0.0,
     neighbours: bool = True,
+    lexical_share: float = 1.0,
 ) -> list[Ranked]:
     """Every candidate with a score above 0, best first (equal scores: the newest first).
 
@@ -58,11 +59,17 @@ def rank_candidates(
     the cosine (:func:`~zenbrain.ranking.scoring.fuse`; a candidate without a vector gets
     the semantic score 0). Then each layer's prior, then conversation neighbours: memories
     stored one right after the other (consecutive keys, within the gap) lend each other
-    relevance across layers, since routing may file two turns of one exchange apart."""
+    relevance across layers, since routing may file two turns of one exchange apart.
+
+    ``lexical_share``: the share of the query's weight some memory holds
+    (:attr:`~zenbrain.ranking.scoring.LexicalQuery.held_share`). Each lexical score is
+    scaled by it: before fusion with an embedder (what the words cannot find, the meaning
+    may), after the neighbours without one (so the order is what the held words make it)."""
     scores: list[float] = []
     for candidate in candidates:
         score = candidate.lexical
         if semantic:
+            score *= lexical_share
             cosine = candidate.cosine if candidate.cosine is not None else -1.0
             score = fuse(score, semantic_score(cosine, similarity_floor))
         if candidate.layer == "procedural" and candidate.success_rate is not None:
@@ -81,7 +88,8 @@ def rank_candidates(
             zip([key for _, key, _ in stored], with_neighbours(stored), strict=True)
         )
         found = [(lifted.get(c.key, s), c) for s, c in found]
-    ranked = [Ranked(min(1.0, s), c) for s, c in found]
+    scale = 1.0 if semantic else lexical_share
+    ranked = [Ranked(min(1.0, s) * scale, c) for s, c in found]
     ranked.sort(key=_order)
     return ranked
 

@@ -137,7 +137,16 @@ class LexicalQuery:
     """A query prepared for :func:`lexical_score`: what depends only on the query and the
     scope's weights is worked out once, so scoring many documents repeats none of it."""
 
-    __slots__ = ("_attainable", "_distinct", "_pairs", "_total", "b", "k1", "proximity_weight")
+    __slots__ = (
+        "_attainable",
+        "_distinct",
+        "_held_share",
+        "_pairs",
+        "_total",
+        "b",
+        "k1",
+        "proximity_weight",
+    )
 
     def __init__(
         self,
@@ -147,10 +156,18 @@ class LexicalQuery:
         k1: float = K1,
         b: float = B,
         proximity_weight: float = PROXIMITY_WEIGHT,
+        unheld_weight: float = 0.0,
     ) -> None:
         self.k1, self.b, self.proximity_weight = k1, b, proximity_weight
         distinct = list(dict.fromkeys(query_terms))
         self._attainable = sum(weights.get(t, 0.0) for t in distinct)
+        # ``unheld_weight``: the weight of the query's words no memory holds. No memory can
+        # gain it, so it scales every score alike (:attr:`held_share`; the ranking applies
+        # it, so the order stays what the held words make it), and a match of one word out
+        # of many stays well below 1.
+        total = self._attainable + max(unheld_weight, 0.0)
+        self._held_share = self._attainable / total if total > 0 else 0.0
+
         self._distinct = [(t, weights.get(t, 0.0)) for t in distinct]
         # A pair with a word no memory holds stands in no memory.
         self._pairs = [
@@ -161,6 +178,12 @@ class LexicalQuery:
         self._total = 0.0
         for _, weight in self._pairs:
             self._total += weight
+
+    @property
+    def held_share(self) -> float:
+        """The share of the query's weight that some memory holds (1.0 when every word is
+        held): the most any memory can score, which the ranking scales each score to."""
+        return self._held_share
 
     def score(self, doc_terms: Iterable[str], average_length: float | None = None) -> float:
         """The lexical score (0..1) of a document, its terms in order."""
