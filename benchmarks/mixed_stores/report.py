@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from benchmarks.mixed_stores.runner import Outcome, SuiteRun, hit_rate
 from benchmarks.mixed_stores.scenarios import KINDS, LANGUAGES, TRAPS
 
-__all__ = ["SECTION_HEADING", "failures", "markdown"]
+__all__ = ["SECTION_HEADING", "failures", "markdown", "misfiled"]
 
 SECTION_HEADING = "## Recall on small mixed stores"
 _LAYERS = ("semantic", "episodic", "procedural", "core")
@@ -81,6 +81,24 @@ def _routing(run: SuiteRun) -> list[str]:
     for kind in KINDS:
         out.append(f"| {kind} | " + " | ".join(str(matrix[(kind, la)]) for la in _LAYERS) + " |")
     return out
+
+
+def misfiled(run: SuiteRun) -> list[str]:
+    """Every entry routing filed off its kind: store, key, kind, layer and text."""
+    out = ["| store | entry | meant as | filed in | text |", "|---|---|---|---|---|"]
+    for store in run.stores:
+        routing = run.routing.get(store.name)
+        for entry in store.entries if routing else ():
+            layer = routing.layers.get(entry.key, "?") if routing else "?"
+            if layer != _expected_layer(entry.kind):
+                text = _short(entry.content).replace("|", "\\|")
+                out.append(f"| {store.name} | {entry.key} | {entry.kind} | {layer} | {text} |")
+    return out
+
+
+def _short(text: str, width: int = 90) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 def _expected_layer(kind: str) -> str:
@@ -163,6 +181,8 @@ def markdown(run: SuiteRun, command: str, *, with_failures: bool = False) -> str
         out += ["Where routing filed each store's memories:", "", *_routing(run), ""]
     if with_failures:
         out += ["Failures at top-1:", "", *failures(run)]
+        if run.routing:
+            out += ["Entries routing filed off their kind:", "", *misfiled(run), ""]
     out += ["Reproduce (from the repository root):", "", "```", command, "```", ""]
     return "\n".join(out)
 
