@@ -25,8 +25,8 @@ from pathlib import Path
 from benchmarks.retrieval_data import DATASETS, Dataset, load_dataset
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError, ZenbrainError
-from zenbrain.layers.episodic import estimate_emotional_weight
 from zenbrain.layers import routing
+from zenbrain.layers.episodic import estimate_emotional_weight
 from zenbrain.layers.routing import is_step_like
 
 __all__ = [

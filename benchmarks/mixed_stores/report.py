@@ -23,7 +23,9 @@ def _cell(outcomes: Sequence[Outcome]) -> str:
     return f"{hit_rate(outcomes, 1):.2f} / {hit_rate(outcomes, 3):.2f}"
 
 
-def _table(run: SuiteRun, label: str, groups: Sequence[tuple[str, Callable[[Outcome], bool]]]):
+def _table(
+    run: SuiteRun, label: str, groups: Sequence[tuple[str, Callable[[Outcome], bool]]]
+) -> list[str]:
     header = f"| {label} | questions | " + " | ".join(run.systems) + " |"
     out = [header, "|" + "---|" * (len(run.systems) + 2)]
     for name, keep in groups:
@@ -112,7 +114,10 @@ def failures(run: SuiteRun, systems: Sequence[str] | None = None) -> list[str]:
         missed = [o for o in run.of(system) if not o.hit(1)]
         out += [f"`{system}`: {len(missed)} of {len(run.of(system))} wrong at top-1", ""]
         if missed:
-            out += ["| store | question | expected (kind) | rank | first |", "|---|---|---|---|---|"]
+            out += [
+                "| store | question | expected (kind) | rank | first |",
+                "|---|---|---|---|---|",
+            ]
         for o in missed:
             rank = o.ranked.index(o.expected) + 1 if o.expected in o.ranked else "–"
             first = o.first.replace("|", "\\|")

@@ -173,6 +173,11 @@ class ZenbrainIndex:
         self._keys: dict[str, str] = {}  # zenbrain id -> entry key
         self.routing = Routing()
 
+    @property
+    def coordinator(self) -> Any:
+        """The coordinator of the store indexed last (None before and after)."""
+        return self._coordinator
+
     def index(self, store: Store) -> None:
         from zenbrain import MemoryCoordinator
 
@@ -271,7 +276,8 @@ def run_suite(
             for store in stores:
                 index: StoreIndex
                 if system is None or system.startswith("zenbrain"):
-                    index = ZenbrainIndex(db_path, embedder() if system == "zenbrain-hybrid" else None)
+                    model = embedder() if system == "zenbrain-hybrid" else None
+                    index = ZenbrainIndex(db_path, model)
                 else:
                     index = BaselineIndex(system, embedder)
                 try:

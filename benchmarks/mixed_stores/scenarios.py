@@ -5,7 +5,8 @@ A store file holds::
 
     {"name": "coding-en", "language": "en", "assistant": "coding assistant",
      "core": [{"key": "persona", "label": "persona", "content": "...", "at": "..."}],
-     "memories": [{"key": "min-python", "kind": "fact", "at": "2026-03-02T10:15", "content": "..."}],
+     "memories": [{"key": "min-python", "kind": "fact", "at": "2026-03-02T10:15",
+                   "content": "..."}],
      "questions": [{"question": "...", "answer": "min-python", "trap": "function-words"}]}
 
 ``kind`` is what the author meant the memory to be (``fact``, ``procedure``, ``episode``);
@@ -97,8 +98,7 @@ def _when(raw: Mapping[str, Any], where: str) -> datetime:
         moment = datetime.fromisoformat(text)
     except ValueError as exc:
         raise InvalidInputError(
-            f"{where}: 'at' must be an ISO date or date-time such as 2026-03-02T10:15, "
-            f"got {text!r}"
+            f"{where}: 'at' must be an ISO date or date-time such as 2026-03-02T10:15, got {text!r}"
         ) from exc
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
