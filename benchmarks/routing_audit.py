@@ -8,7 +8,7 @@ dataset, so a rerun shows the same ones), each with the estimated emotional weig
 whether it reads as step-like, so one can see what routing misfiles.
 
     python -m benchmarks.routing_audit [--datasets locomo,realtalk,madial-bench]
-                                       [--sample 10]
+                                       [--sample 10] [--write-docs]
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmarks.docs_sections import replace_section
 from benchmarks.retrieval_data import DATASETS, Dataset, load_dataset
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError, ZenbrainError
@@ -31,6 +32,7 @@ from zenbrain.layers.routing import is_step_like
 
 __all__ = [
     "LAYERS",
+    "SECTION_HEADING",
     "DatasetRouting",
     "audit_dataset",
     "main",
@@ -40,6 +42,8 @@ __all__ = [
 ]
 
 LAYERS: tuple[str, ...] = ("semantic", "episodic", "procedural", "core")
+SECTION_HEADING = "## Where routing files the benchmark datasets"
+DEFAULT_DOCS_PATH = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 DEFAULT_SAMPLE = 10
 
 
@@ -105,7 +109,7 @@ def _one_line(text: str, width: int = 160) -> str:
 
 def markdown(results: Sequence[DatasetRouting], sample: int, command: str) -> str:
     out = [
-        "## Where routing files the benchmark datasets",
+        SECTION_HEADING,
         "",
         "Every item stored with `store_many` and no `layer=` (one namespace a haystack), "
         "then counted by the layer it landed in.",
@@ -148,6 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--datasets", default=",".join(DATASETS))
     parser.add_argument("--sample", type=int, default=DEFAULT_SAMPLE, metavar="N")
+    parser.add_argument("--write-docs", action="store_true")
+    parser.add_argument("--docs", type=Path, default=DEFAULT_DOCS_PATH, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.sample <= 0:
         parser.error("--sample must be positive")
@@ -163,7 +169,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     command = f"python -m benchmarks.routing_audit --datasets {','.join(names)}"
-    print(markdown(results, args.sample, command + f" --sample {args.sample}"))
+    text = markdown(results, args.sample, command + f" --sample {args.sample} --write-docs")
+    print(text)
+    if args.write_docs:
+        document = args.docs.read_text(encoding="utf-8") if args.docs.is_file() else ""
+        args.docs.write_text(replace_section(document, text, SECTION_HEADING), "utf-8")
+        print(f"wrote the {SECTION_HEADING[3:]!r} section of {args.docs}", file=sys.stderr)
     return 0
 
 

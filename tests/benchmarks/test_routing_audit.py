@@ -66,8 +66,15 @@ def test_the_command_audits_a_dataset_from_the_cache_folder(
     )
     (folder / "MADial-Bench-en-dialogue.json").write_text("", encoding="utf-8")
     monkeypatch.setenv(BENCH_DATA_ENV_VAR, str(tmp_path))
-    assert main(["--datasets", "madial-bench", "--sample", "3"]) == 0
+    docs = tmp_path / "benchmarks.md"
+    docs.write_text("# Benchmarks\n\n## Other\n\nkept\n", encoding="utf-8")
+    assert (
+        main(["--datasets", "madial-bench", "--sample", "3", "--write-docs", "--docs", str(docs)])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "| madial-bench | 2 | 1 (50.0%) | 1 (50.0%) |" in out
+    written = docs.read_text(encoding="utf-8")
+    assert "## Other\n\nkept" in written and "| madial-bench | 2 |" in written
     assert main(["--datasets", "realtalk"]) == 2  # not in the folder: says how to get it
     assert "Fill it with" in capsys.readouterr().err
