@@ -141,12 +141,13 @@ def markdown(run: SuiteRun, command: str, *, with_failures: bool = False) -> str
         SECTION_HEADING,
         "",
         "The store an agent really builds: a few dozen memories of one assistant stored with "
-        "`store(content)` and no `layer=` (routing decides), two or three core blocks set with "
-        "`set_core_block`, each at its own time (the coordinator's `clock`); then questions "
-        "with exactly one right memory each, asked with `recall(question)` and the default "
-        "layers. The baselines index every memory and core block as one document of ONE index. "
-        "Cells are top-1 / top-3: the share of questions whose right memory comes first / "
-        "among the first three (zenbrain's score-0 fill-ins do not count).",
+        "`store(content)` and no `layer=` (routing decides), its core blocks (persona, "
+        "preferences) set with `set_core_block`, each at its own time (the coordinator's "
+        "`clock`); then questions with exactly one right memory each, asked with "
+        "`recall(question)` and the default layers. The baselines index every memory and "
+        "core block as one document of ONE index. Cells are top-1 / top-3: the share of "
+        "questions whose right memory comes first / among the first three (zenbrain's "
+        "score-0 fill-ins do not count).",
         "",
         f"- Suite: `benchmarks/mixed_stores/stores/`, {len(run.stores)} stores ({languages}), "
         f"{memories} memories and core blocks, {questions} questions",
