@@ -62,14 +62,15 @@ def rank_candidates(
     relevance across layers, since routing may file two turns of one exchange apart.
 
     ``lexical_share``: the share of the query's weight some memory holds
-    (:attr:`~zenbrain.ranking.scoring.LexicalQuery.held_share`). Each lexical score is
-    scaled by it: before fusion with an embedder (what the words cannot find, the meaning
-    may), after the neighbours without one (so the order is what the held words make it)."""
+    (:attr:`~zenbrain.ranking.scoring.LexicalQuery.held_share`). Without an embedder each
+    score is scaled by it after the neighbours (so the order is what the held words make it,
+    and one word found of many is no perfect score). With one, the cosine already says how
+    much of the question a memory answers, and fusing the held words' share loses recall
+    (docs/benchmarks.md, "Recall across layers", table "Words no memory holds")."""
     scores: list[float] = []
     for candidate in candidates:
         score = candidate.lexical
         if semantic:
-            score *= lexical_share
             cosine = candidate.cosine if candidate.cosine is not None else -1.0
             score = fuse(score, semantic_score(cosine, similarity_floor))
         if candidate.layer == "procedural" and candidate.success_rate is not None:
