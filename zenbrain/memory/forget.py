@@ -19,6 +19,7 @@ def forget(scope: MemoryScope, id: str, layer: str) -> ForgetResult:
     layer = check.check_layer(layer, FORGETTABLE_LAYERS, aliases=True)
     if not isinstance(id, str) or not id:
         return ForgetResult(forgotten=False)
+    check.check_storable(id, "id")
     with scope.lock:
         if layer == "working":
             return ForgetResult(forgotten=scope.working.remove(id))

@@ -72,6 +72,8 @@ def _check_turn(turn: object, position: int | None) -> tuple[str, str, dict[str,
     content = turn.get("content")
     if not isinstance(content, str):
         raise InvalidInputError(f"{where}content must be text (str), got {type(content).__name__}")
+    check.check_storable(role, f"{where}role")
+    check.check_storable(content, f"{where}content")
     return role, content, check.check_metadata(turn.get("metadata"))
 
 
