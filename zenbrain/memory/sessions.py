@@ -159,6 +159,10 @@ def pop_interaction(scope: MemoryScope, session_id: str | None) -> Interaction |
 def clear_session(scope: MemoryScope, session_id: str | None) -> int:
     """Delete every interaction of a session (the current one by default)."""
     explicit = _explicit(session_id)
-    with scope.lock, scope.repo.write() as conn:
-        sid = explicit or current_session(scope, conn)
-        return 0 if sid is None else scope.repo.clear_interactions(conn, sid)
+    with scope.lock:
+        with scope.repo.write() as conn:
+            sid = explicit or current_session(scope, conn)
+            cleared = 0 if sid is None else scope.repo.clear_interactions(conn, sid)
+        if cleared:  # a purge: the transcript leaves no copy in the -wal either
+            scope.repo.database.purge(scope.namespace)
+    return cleared
