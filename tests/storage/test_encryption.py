@@ -6,6 +6,7 @@ storage contract, several writing processes and migrations work as on a plain fi
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -240,3 +241,29 @@ def test_several_processes_write_one_encrypted_store_at_once(store: Path) -> Non
         assert check.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     finally:
         check.close()
+
+
+@pytest.mark.parametrize("fixture", ["v1.db", "v4.db"])
+def test_an_old_release_store_encrypted_then_opened_migrates_and_keeps_everything(
+    tmp_path: Path, fixture: str
+) -> None:
+    """``zenbrain encrypt`` on a store of an old schema, then the first open with the key
+    runs the migrations, on the encrypted file, as on a plain one."""
+    from zenbrain.providers import HashingEmbedder
+    from zenbrain.storage.migrations import MIGRATIONS, applied_migrations
+    from zenbrain.storage.schema import SCHEMA_VERSION
+
+    store = tmp_path / fixture
+    shutil.copy(Path(__file__).parent / "fixtures" / fixture, store)
+    encryption.convert(store, None, KEY)
+    with MemoryCoordinator(store, key=KEY, embedder=HashingEmbedder(64)) as memory:
+        with memory.database.read() as conn:
+            assert applied_migrations(conn) == {step.name: step.version for step in MIGRATIONS}
+        assert memory.database.get_meta("schema_version") == str(SCHEMA_VERSION)
+        otters = memory.recall("otters", layers=["semantic"], limit=10)
+        assert sorted(r.content for r in otters) == [
+            f"Fixture fact number {i} about otters" for i in range(5)
+        ]
+        assert "payments engineer" in memory.core_context()
+    assert encryption.is_plain(store) is False
+    assert b"otters" not in store.read_bytes()
