@@ -5,11 +5,12 @@ plain store without ``secure_delete`` (as before issue 35), and on an encrypted 
     ZENBRAIN_LOCOMO=../shared/data/locomo/locomo10.json \\
         python -m benchmarks.encryption [--memories 5000] [--rounds 3] [--drivers]
 
-Each round and variant: open a fresh store (with the key derivation, for the encrypted
-one), ``store_many`` the LoCoMo-derived corpus (hybrid: precomputed vectors) in batches of
-500, ``store`` 200 single memories, recall every query twice (the second pass timed: warm),
-and ``forget`` 100 memories. Prints a markdown table of medians over the rounds and each
-variant's ratio to the plain store.
+Each round opens three fresh stores in one process (the encrypted one with its key
+derivation) and runs every operation on the three in turn, the order rotating, so that
+the load of a shared machine falls on each alike: ``store_many`` of the LoCoMo-derived
+corpus (hybrid: precomputed vectors) in batches of 500, ``store`` of 200 single memories,
+every query recalled twice (the second pass timed: warm) and 100 ``forget``. Prints a
+markdown table of medians over the rounds and each variant's ratio to the plain store.
 
 ``--drivers`` adds the cipher libraries at the driver level, without zenbrain: 20,000 rows
 of text inserted in one transaction and 2,000 point reads, on the stdlib's sqlite3,
@@ -25,7 +26,7 @@ import os
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,47 +52,70 @@ def _secure_delete_off(memory: MemoryCoordinator) -> None:
     engine.dispose()  # the pooled connections were opened with it on
 
 
-def _one_round(variant: str, corpus: Any, folder: Path) -> dict[str, float]:
-    path = folder / f"{variant.replace(' ', '_').replace(',', '')}.db"
+def _timed(call: Callable[..., Any], memory: MemoryCoordinator) -> float:
     started = time.perf_counter()
-    memory = MemoryCoordinator(
-        path, embedder=corpus.embedder(), key=KEY if variant == "encrypted" else None
-    )
-    memory.health()
-    opened = time.perf_counter() - started
-    if variant == "plain, secure_delete off":
-        _secure_delete_off(memory)
+    call(memory)
+    return time.perf_counter() - started
+
+
+def _interleaved(
+    memories: dict[str, MemoryCoordinator], calls: Sequence[Callable[..., Any]]
+) -> dict[str, list[float]]:
+    """Each call on every store in turn, the order rotating from call to call, so that
+    the machine's load falls on every variant alike."""
+    names = list(memories)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for number, call in enumerate(calls):
+        turn = number % len(names)
+        for name in names[turn:] + names[:turn]:
+            times[name].append(_timed(call, memories[name]))
+    return times
+
+
+def _one_round(corpus: Any, folder: Path) -> dict[str, dict[str, float]]:
+    """Every variant in one process; each operation on the three stores in turn."""
+    memories: dict[str, MemoryCoordinator] = {}
+    opened: dict[str, float] = {}
+    for variant in VARIANTS:
+        path = folder / f"{VARIANTS.index(variant)}.db"
+        key = KEY if variant == "encrypted" else None
+        started = time.perf_counter()
+        memories[variant] = MemoryCoordinator(path, embedder=corpus.embedder(), key=key)
+        memories[variant].health()
+        opened[variant] = time.perf_counter() - started
+        if variant == "plain, secure_delete off":
+            _secure_delete_off(memories[variant])
     texts = corpus.memories
-    started = time.perf_counter()
-    ids: list[str] = []
-    for begin in range(0, len(texts), BATCH):
-        ids += memory.store_many(texts[begin : begin + BATCH])
-    bulk = (time.perf_counter() - started) / max(len(ids), 1)
-    started = time.perf_counter()
-    for text in corpus.extra:
-        ids.append(memory.store(text))
-    single = (time.perf_counter() - started) / SINGLES
-    for query in corpus.queries:
-        memory.recall(query, limit=10)
-    recalls = []
-    for query in corpus.queries:
-        begin = time.perf_counter()
-        memory.recall(query, limit=10)
-        recalls.append(time.perf_counter() - begin)
-    started = time.perf_counter()
-    for memory_id in ids[:FORGETS]:
-        memory.forget(memory_id, "semantic")
-        memory.forget(memory_id, "episodic")
-    forget = (time.perf_counter() - started) / FORGETS
-    memory.close()
-    return {
-        "open_ms": opened * 1000,
-        "store_many_us": bulk * 1e6,
-        "store_ms": single * 1000,
-        "recall_ms": statistics.median(recalls) * 1000,
-        "forget_ms": forget * 1000,
-        "file_kib": path.stat().st_size / 1024,
-    }
+    batches = [texts[begin : begin + BATCH] for begin in range(0, len(texts), BATCH)]
+    bulk = _interleaved(memories, [lambda m, b=b: m.store_many(b) for b in batches])
+    singles = _interleaved(memories, [lambda m, t=t: m.store(t) for t in corpus.extra])
+    queries = [lambda m, q=q: m.recall(q, limit=10) for q in corpus.queries]
+    _interleaved(memories, queries)  # warm: every layer's postings and vectors loaded
+    recalls = _interleaved(memories, queries)
+    doomed = {name: memory.find(limit=FORGETS) for name, memory in memories.items()}
+    forgets = _interleaved(
+        memories,
+        [
+            lambda m, i=i: m.forget(doomed[_name_of(memories, m)][i].id, "semantic")
+            for i in range(FORGETS)
+        ],
+    )
+    found: dict[str, dict[str, float]] = {}
+    for variant, memory in memories.items():
+        memory.close()
+        found[variant] = {
+            "open_ms": opened[variant] * 1000,
+            "store_many_us": sum(bulk[variant]) / len(texts) * 1e6,
+            "store_ms": statistics.median(singles[variant]) * 1000,
+            "recall_ms": statistics.median(recalls[variant]) * 1000,
+            "forget_ms": statistics.median(forgets[variant]) * 1000,
+            "file_kib": (folder / f"{VARIANTS.index(variant)}.db").stat().st_size / 1024,
+        }
+    return found
+
+
+def _name_of(memories: dict[str, MemoryCoordinator], memory: MemoryCoordinator) -> str:
+    return next(name for name, held in memories.items() if held is memory)
 
 
 COLUMNS = {
@@ -107,17 +131,17 @@ COLUMNS = {
 def zenbrain_table(memories: int, rounds: int) -> str:
     corpus = make_locomo_corpus(memories, 100, extra=SINGLES)
     results: dict[str, list[dict[str, float]]] = {variant: [] for variant in VARIANTS}
-    for number in range(rounds):
-        order = VARIANTS[number % len(VARIANTS) :] + VARIANTS[: number % len(VARIANTS)]
-        for variant in order:
-            with tempfile.TemporaryDirectory(prefix="zb-encryption-") as folder:
-                results[variant].append(_one_round(variant, corpus, Path(folder)))
+    for _ in range(rounds):
+        with tempfile.TemporaryDirectory(prefix="zb-encryption-") as folder:
+            for variant, row in _one_round(corpus, Path(folder)).items():
+                results[variant].append(row)
     medians = {
         variant: {key: statistics.median(run[key] for run in runs) for key in COLUMNS}
         for variant, runs in results.items()
     }
     lines = [
-        f"{memories:,} memories (LoCoMo-derived, hybrid), median of {rounds} rounds, "
+        f"{memories:,} memories (LoCoMo-derived, hybrid), {len(corpus.extra)} single stores, "
+        f"{len(corpus.queries)} recalls, {FORGETS} forgets; median of {rounds} rounds; "
         f"load average {os.getloadavg()[0]:.1f}",
         "",
         "| store | " + " | ".join(COLUMNS.values()) + " |",

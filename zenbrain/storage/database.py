@@ -195,6 +195,7 @@ class Database:
                 url,  # names the file for the pool's choice; connections come from creator
                 module=encryption.driver().dbapi2,
                 creator=lambda: encryption.connect(path, key, timeout),
+                pool_use_lifo=True,
             )
         configure_sqlite_engine(engine, wal=True)
         return engine
