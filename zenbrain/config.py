@@ -194,8 +194,14 @@ def require_existing(location: StoreLocation) -> None:
     if path.stat().st_size == 0:
         return
     with open(path, "rb") as head:
-        if head.read(16) != b"SQLite format 3\x00":
-            return  # encrypted (or not SQLite): opening it says which, naming ZENBRAIN_KEY
+        plain = head.read(16) == b"SQLite format 3\x00"
+    if not plain:
+        if resolve_key() is not None:
+            return  # encrypted, presumably: opening it with the key says whether it is
+        raise StoreNotFoundError(
+            f"{path} is not a zenbrain store, or it is an encrypted one and no key was "
+            f"given: set {KEY_ENV} (or {KEY_FILE_ENV}, a file holding the key)"
+        )
     try:
         # Read-only, so a mistyped path to some other file is never changed.
         with sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True) as probe:

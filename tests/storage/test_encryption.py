@@ -267,3 +267,30 @@ def test_an_old_release_store_encrypted_then_opened_migrates_and_keeps_everythin
         assert "payments engineer" in memory.core_context()
     assert encryption.is_plain(store) is False
     assert b"otters" not in store.read_bytes()
+
+
+def test_without_the_extra_a_key_names_the_pip_install_line(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zenbrain import MissingDependencyError
+
+    monkeypatch.setitem(sys.modules, "sqlcipher3", None)  # as if it were not installed
+    with pytest.raises(MissingDependencyError, match=r"zenbrain\[encryption\]"):
+        MemoryCoordinator(store, key=KEY)
+    assert not store.exists() or store.stat().st_size == 0
+
+
+def test_a_read_only_command_on_an_encrypted_store_says_to_set_the_key(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zenbrain import StoreNotFoundError
+    from zenbrain.config import require_existing, resolve_location
+
+    with MemoryCoordinator(store, key=KEY) as memory:
+        memory.store(SECRET)
+    monkeypatch.delenv("ZENBRAIN_KEY", raising=False)
+    monkeypatch.delenv("ZENBRAIN_KEY_FILE", raising=False)
+    with pytest.raises(StoreNotFoundError, match="ZENBRAIN_KEY"):
+        require_existing(resolve_location(store))
+    monkeypatch.setenv("ZENBRAIN_KEY", KEY)
+    require_existing(resolve_location(store))  # left to the open, which has the key

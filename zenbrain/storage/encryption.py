@@ -167,6 +167,21 @@ def convert(path: Path, old_key: str | None, new_key: str) -> None:
     partial = path.with_name(f".{path.name}.encrypting")
     for leftover in (partial, partial.with_name(partial.name + "-journal")):
         leftover.unlink(missing_ok=True)  # from a run killed before its rename
+    try:
+        _rewrite(module, path, partial, old_key, new_key)
+    except (OSError, module.Error) as exc:
+        raise StorageError(
+            f"{'encrypting' if old_key is None else 'changing the key of'} {path} failed, and "
+            f"the store is left as it was: {exc}"
+        ) from exc
+    # The old file's -wal is empty (checkpointed first) and its -shm is rebuilt on open.
+    for sidecar in ("-wal", "-shm"):
+        path.with_name(path.name + sidecar).unlink(missing_ok=True)
+    _fault("done")
+
+
+def _rewrite(module: Any, path: Path, partial: Path, old_key: str | None, new_key: str) -> None:
+    """The steps of :func:`convert`, each followed by its fault point."""
     source = (
         module.connect(str(path), timeout=30.0, check_same_thread=False)
         if old_key is None
@@ -198,7 +213,7 @@ def convert(path: Path, old_key: str | None, new_key: str) -> None:
         check = connect(partial, new_key)
         try:
             if check.execute("PRAGMA quick_check").fetchone()[0] != "ok":
-                raise EncryptionKeyError(f"the encrypted copy of {path} failed its check")
+                raise StorageError(f"the encrypted copy of {path} failed its check")
         finally:
             check.close()
         _fault("checked")
@@ -209,7 +224,3 @@ def convert(path: Path, old_key: str | None, new_key: str) -> None:
     finally:
         source.close()
         partial.unlink(missing_ok=True)
-    # The old file's -wal is empty (checkpointed above) and its -shm is rebuilt on open.
-    for sidecar in ("-wal", "-shm"):
-        path.with_name(path.name + sidecar).unlink(missing_ok=True)
-    _fault("done")
