@@ -34,7 +34,10 @@ __all__ = [
     "convert",
     "driver",
     "is_plain",
+    "missing_key",
+    "not_encrypted",
     "raw_key",
+    "wrong_key",
 ]
 
 PLAIN_HEADER = b"SQLite format 3\x00"
