@@ -100,8 +100,9 @@ def wrong_key(path: Path) -> EncryptionKeyError:
 
 def missing_key(path: Path) -> EncryptionKeyError:
     return EncryptionKeyError(
-        f"the zenbrain store {path} is encrypted (or is not a SQLite file) and no key was "
-        f"given. {_SET_THE_KEY}"
+        f"the zenbrain store {path} is encrypted and no key was given, or it is damaged or "
+        f"not a SQLite database. If it is encrypted: {_SET_THE_KEY} Otherwise restore it "
+        "from a backup, or open another path."
     )
 
 
