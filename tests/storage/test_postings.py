@@ -319,16 +319,20 @@ def test_postings_follow_another_process(store_location: str) -> None:
 def test_postings_are_compacted_once_removals_outnumber_live_memories(
     store_location: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Removals that are not purges (``replace`` here) mark memories dead in the postings
+    held; forget and drop_namespace drop the postings instead (tests/storage/test_purge.py)."""
     monkeypatch.setattr(held_postings, "RELOAD_AFTER_REMOVALS", 3)
     with MemoryCoordinator(store_location) as memory:
-        ids = memory.store_many([f"orchard apple tree {i}" for i in range(10)])
-        assert len(_candidates(memory, "orchard")) == 10
+        memory.store_many(
+            [{"content": f"orchard apple tree {i}", "metadata": {"n": i}} for i in range(4)]
+        )
+        assert len(_candidates(memory, "orchard")) == 4
         loaded = _cached(memory)
-        for memory_id in ids[:5]:
-            memory.forget(memory_id, "semantic")
-        assert len(_candidates(memory, "orchard")) == 5
-        assert _cached(memory) is loaded and loaded.dead == 5  # five dead, five live
-        memory.forget(ids[5], "semantic")
+        for i in range(4):
+            memory.replace({"n": i}, f"orchard apple tree again {i}")
+        assert len(_candidates(memory, "orchard")) == 4
+        assert _cached(memory) is loaded and loaded.dead == 4  # four dead, four live
+        memory.replace({"n": 0}, "orchard apple tree once more")
         assert len(_candidates(memory, "orchard")) == 4
         reloaded = _cached(memory)
         assert reloaded is not loaded and reloaded.dead == 0 and len(reloaded) == 4

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 import click
 
 from zenbrain import __version__
-from zenbrain.cli import _admin, _memories, _transfer
+from zenbrain.cli import _admin, _encryption, _memories, _transfer
 from zenbrain.cli._options import EXIT_NOT_FOUND, EXIT_OK, global_options
 from zenbrain.cli._output import emit_error
-from zenbrain.config import DB_ENV, EMBEDDER_ENV
+from zenbrain.config import DB_ENV, EMBEDDER_ENV, KEY_ENV, KEY_FILE_ENV
 from zenbrain.errors import ZenbrainError
 
 __all__ = ["cli", "main"]
@@ -21,6 +21,7 @@ _EPILOG = f"""\b
 Environment:
   {DB_ENV}         the store, when --db is not given (default ./zenbrain.db)
   {EMBEDDER_ENV}   the embedder, when --embedder is not given
+  {KEY_ENV}        the passphrase of an encrypted store ({KEY_FILE_ENV}: a file holding it)
 \b
 Exit status: 0 done; 1 not found or refused (no such memory or store, a bad value);
 2 usage error (unknown command or option, missing argument).
@@ -41,7 +42,7 @@ def cli() -> None:
     """
 
 
-for _module in (_memories, _transfer, _admin):
+for _module in (_memories, _transfer, _admin, _encryption):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

@@ -129,6 +129,7 @@ def get(scope: MemoryScope, id: str) -> RecallResult | None:
     """One long-term memory by id (score 1.0), or None if this namespace has none."""
     if not isinstance(id, str) or not id:
         return None
+    check.check_storable(id, "id")
     with scope.lock, scope.repo.read() as conn:
         row = scope.repo.row(conn, id)
     return None if row is None else to_result(row, 1.0)

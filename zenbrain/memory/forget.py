@@ -19,6 +19,7 @@ def forget(scope: MemoryScope, id: str, layer: str) -> ForgetResult:
     layer = check.check_layer(layer, FORGETTABLE_LAYERS, aliases=True)
     if not isinstance(id, str) or not id:
         return ForgetResult(forgotten=False)
+    check.check_storable(id, "id")
     with scope.lock:
         if layer == "working":
             return ForgetResult(forgotten=scope.working.remove(id))
@@ -41,6 +42,7 @@ def forget(scope: MemoryScope, id: str, layer: str) -> ForgetResult:
             forget_stage_rows(conn, scope.namespace, doomed_pks)
             repo.delete(conn, doomed_pks)
         copies = scope.working.remove_copies_of(set(doomed_ids), contents)
+        repo.database.purge(scope.namespace)
     also = [{"id": str(row.id), "layer": str(row.layer)} for row in linked]
     also += [{"id": slot.id, "layer": "working"} for slot in copies]
     return ForgetResult(

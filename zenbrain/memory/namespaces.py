@@ -36,4 +36,5 @@ def drop_namespace(scope: MemoryScope) -> int:
             repo.delete_namespace_rows(conn)
         scope.working.clear()
         scope.session_id = None
+        repo.database.purge(scope.namespace)
     return len(pks)

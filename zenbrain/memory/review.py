@@ -37,6 +37,7 @@ def record_review(scope: MemoryScope, fact_id: str, grade: int) -> ReviewItem:
     grade = check.check_int(grade, "grade", 1, 4)
     if not isinstance(fact_id, str) or not fact_id:
         raise InvalidInputError(f"fact_id must be the id of a semantic fact, got {fact_id!r}")
+    check.check_storable(fact_id, "fact_id")
     with scope.lock:
         now = scope.now()
         with scope.repo.write() as conn:
@@ -60,6 +61,8 @@ def procedure_feedback(scope: MemoryScope, id: str, success: bool) -> float:
     """Record whether following a procedure worked; returns the new success rate."""
     if not isinstance(success, bool):
         raise InvalidInputError(f"success must be True or False, got {success!r}")
+    if isinstance(id, str):
+        check.check_storable(id, "id")
     with scope.lock, scope.repo.write() as conn:
         row = scope.repo.row(conn, id, "procedural") if isinstance(id, str) else None
         if row is None:

@@ -72,6 +72,8 @@ def _check_turn(turn: object, position: int | None) -> tuple[str, str, dict[str,
     content = turn.get("content")
     if not isinstance(content, str):
         raise InvalidInputError(f"{where}content must be text (str), got {type(content).__name__}")
+    check.check_storable(role, f"{where}role")
+    check.check_storable(content, f"{where}content")
     return role, content, check.check_metadata(turn.get("metadata"))
 
 
@@ -157,6 +159,10 @@ def pop_interaction(scope: MemoryScope, session_id: str | None) -> Interaction |
 def clear_session(scope: MemoryScope, session_id: str | None) -> int:
     """Delete every interaction of a session (the current one by default)."""
     explicit = _explicit(session_id)
-    with scope.lock, scope.repo.write() as conn:
-        sid = explicit or current_session(scope, conn)
-        return 0 if sid is None else scope.repo.clear_interactions(conn, sid)
+    with scope.lock:
+        with scope.repo.write() as conn:
+            sid = explicit or current_session(scope, conn)
+            cleared = 0 if sid is None else scope.repo.clear_interactions(conn, sid)
+        if cleared:  # a purge: the transcript leaves no copy in the -wal either
+            scope.repo.database.purge(scope.namespace)
+    return cleared

@@ -7,7 +7,8 @@ processes keep reading and writing it.
   is written beside the target and renamed over it when complete, so a crash never leaves a
   half-written backup under the target's name. It is a plain SQLite file (no ``-wal``):
   restore it by opening it, or by copying it over the store while no process has the store
-  open.
+  open. The backup of an encrypted store is encrypted with the same key (SQLCipher
+  re-encrypts each page as it copies it), so it opens with the store's key.
 - **PostgreSQL**: ``pg_dump`` (PostgreSQL's client tools, on ``PATH``) writes a plain SQL
   script of the database from one snapshot. Restore it into an empty database that has the
   ``vector`` extension available: ``psql --single-transaction -f backup.sql
@@ -91,7 +92,12 @@ def _backup_sqlite(db: Database, path: Path) -> None:
     try:
         source = db.engine.raw_connection()
         try:
-            copy = sqlite3.connect(partial)
+            if db.key is None:
+                copy = sqlite3.connect(partial)
+            else:
+                from zenbrain.storage.encryption import connect
+
+                copy = connect(partial, db.key)
             try:
                 # pages=-1 (the default): one step, one read snapshot, a consistent copy.
                 source.driver_connection.backup(copy)  # type: ignore[union-attr]
@@ -104,6 +110,10 @@ def _backup_sqlite(db: Database, path: Path) -> None:
             os.fsync(written.fileno())
         os.replace(partial, path)
     except (OSError, sqlite3.Error) as exc:
+        raise StorageError(f"backing up {db.where} to {path} failed: {exc}") from exc
+    except Exception as exc:  # sqlcipher3's errors share no base class with sqlite3's
+        if type(exc).__module__ != "sqlcipher3.dbapi2":
+            raise
         raise StorageError(f"backing up {db.where} to {path} failed: {exc}") from exc
     finally:
         partial.unlink(missing_ok=True)

@@ -6,6 +6,7 @@ errors into :class:`~zenbrain.errors.StorageError` with a message that says what
 from __future__ import annotations
 
 import sqlite3
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,9 +27,15 @@ from zenbrain.storage.indexes import LexicalIndex, VectorIndex
 from zenbrain.storage.migrations import migrate
 from zenbrain.storage.schema import meta
 
-# What a failing driver raises: SQLAlchemy's wrappers, and the sqlite3 errors of the
-# statements the SQLite indexes send through the DB-API directly (executemany, bulk reads).
-_DRIVER_ERRORS = (SQLAlchemyError, sqlite3.Error, UnicodeError)
+
+def _driver_errors() -> tuple[type[BaseException], ...]:
+    """What a failing driver raises: SQLAlchemy's wrappers, and the sqlite3 (or, for an
+    encrypted store, sqlcipher3) errors of the statements the SQLite indexes send through
+    the DB-API directly (executemany, bulk reads). Looked up when an error is caught."""
+    cipher = sys.modules.get("sqlcipher3.dbapi2")
+    found: tuple[type[BaseException], ...] = (SQLAlchemyError, sqlite3.Error, UnicodeError)
+    return found if cipher is None else (*found, cipher.Error)
+
 
 __all__ = ["DEFAULT_DB", "Database", "resolve_location", "storage_error"]
 
@@ -112,13 +119,21 @@ def storage_error(exc: BaseException, action: str, where: str) -> ZenbrainError:
 
 
 class Database:
-    """An engine plus the back end's lexical and vector indexes."""
+    """An engine plus the back end's lexical and vector indexes. ``key``: the passphrase
+    of an encrypted SQLite file (:mod:`zenbrain.storage.encryption`)."""
 
-    def __init__(self, url: str, path: Path | None) -> None:
+    def __init__(self, url: str, path: Path | None, key: str | None = None) -> None:
         self.url = url
         self.path = path
+        self._key = key
+        if key is not None and (path is None or not url.startswith("sqlite")):
+            raise InvalidInputError(
+                "a key (key=, ZENBRAIN_KEY or ZENBRAIN_KEY_FILE) encrypts SQLite files only, "
+                f"not {'an in-memory store' if url.startswith('sqlite') else 'a server'}: "
+                "unset it, or see docs/guide/privacy.md for PostgreSQL"
+            )
         if url.startswith("sqlite"):
-            self.engine = self._sqlite_engine(url, path)
+            self.engine = self._sqlite_engine(url, path, key)
             from zenbrain.storage.sqlite import SqliteLexicalIndex
             from zenbrain.storage.sqlite_vectors import SqliteVectorIndex
 
@@ -152,7 +167,8 @@ class Database:
         return str(self.path or self.safe_url)
 
     @staticmethod
-    def _sqlite_engine(url: str, path: Path | None) -> Engine:
+    def _sqlite_engine(url: str, path: Path | None, key: str | None) -> Engine:
+        from zenbrain.storage import encryption
         from zenbrain.storage.sqlite import BUSY_TIMEOUT_MS, configure_sqlite_engine
 
         if path is None:
@@ -163,10 +179,24 @@ class Database:
             configure_sqlite_engine(engine, wal=False)
             return engine
         _prepare_file(path)
-        engine = create_engine(
-            url,
-            connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
-        )
+        plain = encryption.is_plain(path)
+        if key is None:
+            if plain is False:
+                raise encryption.missing_key(path)
+            engine = create_engine(
+                url,
+                connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
+            )
+        else:
+            if plain:
+                raise encryption.not_encrypted(path)
+            timeout = BUSY_TIMEOUT_MS / 1000
+            engine = create_engine(
+                url,  # names the file for the pool's choice; connections come from creator
+                module=encryption.driver().dbapi2,
+                creator=lambda: encryption.connect(path, key, timeout),
+                pool_use_lifo=True,
+            )
         configure_sqlite_engine(engine, wal=True)
         return engine
 
@@ -195,7 +225,7 @@ class Database:
         try:
             with self.engine.connect().execution_options(zenbrain_write=True) as conn, conn.begin():
                 yield conn
-        except _DRIVER_ERRORS as exc:
+        except _driver_errors() as exc:
             raise storage_error(exc, "writing to", self.where) from exc
 
     @contextmanager
@@ -204,7 +234,7 @@ class Database:
         try:
             with self.engine.connect() as conn, conn.begin():
                 yield conn
-        except _DRIVER_ERRORS as exc:
+        except _driver_errors() as exc:
             raise storage_error(exc, "reading", self.where) from exc
 
     def get_meta(self, key: str) -> str | None:
@@ -215,6 +245,25 @@ class Database:
     def set_meta(self, conn: Connection, key: str, value: str) -> None:
         conn.execute(meta.delete().where(meta.c.key == key))
         conn.execute(meta.insert().values(key=key, value=value))
+
+    @property
+    def key(self) -> str | None:
+        """The passphrase this store was opened with (for an encrypted backup)."""
+        return self._key
+
+    def purge(self, namespace: str) -> None:
+        """After ``forget`` or ``drop_namespace`` committed: drop the namespace's postings
+        and vectors held in memory, and on a SQLite file truncate the ``-wal``, so that the
+        removed content is nowhere (the file's freed space is zeroed by ``secure_delete``)."""
+        self.lexical.evict(namespace)
+        self.vectors.evict(namespace)
+        if self.dialect == "sqlite" and self.path is not None:
+            from zenbrain.storage.sqlite import truncate_wal
+
+            try:
+                truncate_wal(self.engine)
+            except _driver_errors() as exc:
+                raise storage_error(exc, "truncating the -wal of", self.where) from exc
 
     def close(self) -> None:
         self.engine.dispose()

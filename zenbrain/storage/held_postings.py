@@ -18,6 +18,7 @@ from sqlalchemy import Connection
 from zenbrain.storage.indexes import IndexedDocuments, ScopeStatistics
 from zenbrain.storage.postings import ScopePostings
 from zenbrain.storage.scopes import scope_tokens
+from zenbrain.types import ALL_LAYERS
 
 __all__ = ["RELOAD_AFTER_REMOVALS", "HeldPostingsIndex", "PostingsRow"]
 
@@ -46,6 +47,15 @@ class HeldPostingsIndex:
         """Each scope's postings (scope token to its namespace and layer), in step with the
         store as ``conn`` sees it; the caller holds :attr:`_lock`."""
         raise NotImplementedError
+
+    def evict(self, namespace: str) -> None:
+        """Drop the namespace's postings held in memory. A removed memory's words stay in
+        its scope's vocabulary until the scope is loaded again; after a purge
+        (``forget``, ``drop_namespace``) they must not, so the next search loads the scope
+        from the store, where they are gone."""
+        with self._lock:
+            for layer in ALL_LAYERS:
+                self._cache.pop(scope_tokens(namespace, layer, None)[0], None)
 
     @staticmethod
     def _needs_compacting(postings: ScopePostings) -> bool:

@@ -142,6 +142,9 @@ class PostgresVectorIndex:
     def __init__(self) -> None:
         self._ready = False
 
+    def evict(self, namespace: str) -> None:
+        """Nothing to drop: vectors are searched on the server, never held here."""
+
     def _exists(self, conn: Connection) -> bool:
         if not self._ready:
             self._ready = bool(

@@ -3,7 +3,6 @@ with postings held in memory for words (:mod:`.postings`; vectors: :mod:`.sqlite
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -19,6 +18,7 @@ from zenbrain.storage.scopes import scope_tokens
 __all__ = [
     "SqliteLexicalIndex",
     "configure_sqlite_engine",
+    "truncate_wal",
 ]
 
 BUSY_TIMEOUT_MS = 30_000
@@ -56,6 +56,9 @@ def configure_sqlite_engine(engine: Engine, *, wal: bool) -> None:
         cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")  # negative: KiB, not pages
+        # Deleted content is overwritten with zeros, not left in free space: a purge
+        # leaves nothing in the file (docs/guide/privacy.md; it costs writes little).
+        cursor.execute("PRAGMA secure_delete = ON")
         if wal:
             _enter_wal_mode(cursor)
             cursor.execute("PRAGMA synchronous = NORMAL")
@@ -69,7 +72,7 @@ def configure_sqlite_engine(engine: Engine, *, wal: bool) -> None:
             conn.exec_driver_sql("BEGIN")
 
 
-def _enter_wal_mode(cursor: sqlite3.Cursor) -> None:
+def _enter_wal_mode(cursor: Any) -> None:
     """``PRAGMA journal_mode = WAL``, retried while another connection writes.
 
     Switching a file into WAL mode (once, by the first opener of a new store) reads its
@@ -83,11 +86,25 @@ def _enter_wal_mode(cursor: sqlite3.Cursor) -> None:
         try:
             cursor.execute("PRAGMA journal_mode = WAL")
             return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() >= deadline:
+        except Exception as exc:  # sqlite3's or (an encrypted store) sqlcipher3's error
+            if type(exc).__name__ != "OperationalError" or "locked" not in str(exc):
+                raise
+            if time.monotonic() >= deadline:
                 raise
         time.sleep(pause)
         pause = min(pause * 2, 0.05)
+
+
+def truncate_wal(engine: Engine) -> None:
+    """Copy the ``-wal`` into the file and truncate it to nothing: the pages it held
+    before a purge (with the purged content) go with it. Waits on the busy timeout for
+    readers; a reader in another process still inside a transaction keeps the log until
+    the next checkpoint (the pages are then overwritten as the log is reused)."""
+    raw = engine.raw_connection()
+    try:
+        raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()  # type: ignore[union-attr]
+    finally:
+        raw.close()
 
 
 class SqliteLexicalIndex(HeldPostingsIndex):

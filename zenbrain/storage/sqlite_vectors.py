@@ -163,8 +163,10 @@ class _Rows:
             return
         for buffer in (self._pks, self._contexts, self._vectors):
             buffer[:kept] = buffer[: self.size][mask]
+            buffer[kept : self.size] = 0  # no copy of a removed vector stays behind
         if not self.exact:
             self._codes[:, :kept] = self._codes[:, : self.size][:, mask]
+            self._codes[:, kept : self.size] = 0
             self._scales[:kept] = self._scales[: self.size][mask]
         self.size = kept
         self.max_pk = int(self._pks[:kept].max()) if kept else 0
@@ -209,6 +211,11 @@ class SqliteVectorIndex:
         self.prefilter_min_rows = prefilter_min_rows
         self._cache: dict[tuple[str, str], _Rows] = {}
         self._lock = threading.Lock()
+
+    def evict(self, namespace: str) -> None:
+        with self._lock:
+            for key in [key for key in self._cache if key[0] == namespace]:
+                del self._cache[key]
 
     def install(self, conn: Connection, dimension: int) -> None:
         """Nothing to create: ``zb_vectors`` is part of the shared schema."""

@@ -39,6 +39,18 @@ class ZenBrainTool(StructuredTool):
         # nullable; zenbrain publishes them as plain optional properties.
         return {**self.definition.parameters, "description": self.description}
 
+    def _to_args_and_kwargs(
+        self, tool_input: str | dict[str, Any], tool_call_id: str | None
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        # BaseTool drops every argument of a tool whose schema has no fields, so that
+        # zenbrain_consolidate called with junk ran. Such a call goes on to dispatch, which
+        # refuses it as it does on every other surface (and as MCP does).
+        if not self.definition.arguments_model.model_fields and tool_input:
+            if isinstance(tool_input, dict):
+                return (), dict(tool_input)
+            self.definition.arguments_model.model_validate(tool_input)  # raises: not a dict
+        return super()._to_args_and_kwargs(tool_input, tool_call_id)
+
 
 def _as_tool(coordinator: MemoryCoordinator, definition: ToolDefinition) -> ZenBrainTool:
     name = definition.name

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
-from zenbrain.tools import TOOLS
+from zenbrain.tools import TOOLS, dispatch
 
 
 def _by_name(tools: list[BaseTool]) -> dict[str, BaseTool]:
@@ -83,6 +83,36 @@ def test_bad_arguments_come_back_as_an_error_object(coordinator: MemoryCoordinat
     answer = json.loads(tools["zenbrain_forget"].invoke({"id": "nope", "layer": "dreams"}))
     assert "error" in answer
     assert coordinator.health().semantic["count"] == 0
+
+
+NO_PARAMETERS = [d.name for d in TOOLS if not d.parameters["properties"]]
+
+
+@pytest.mark.parametrize("name", NO_PARAMETERS)
+async def test_a_tool_without_parameters_refuses_junk_arguments_as_dispatch_does(
+    coordinator: MemoryCoordinator, name: str
+) -> None:
+    """LangChain's BaseTool dropped the arguments of a tool without parameters, so
+    zenbrain_consolidate ran with junk; dispatch (and MCP) refuse them. Now all agree."""
+    assert NO_PARAMETERS == ["zenbrain_consolidate", "zenbrain_health"]
+    episode = coordinator.store("I was terrified at the dentist", emotional_weight=0.9)
+    (tool,) = create_zenbrain_tools(coordinator, names=[name])
+    junk = {"junk": 1, "limit": "all"}
+    expected = dispatch(coordinator, name, junk)
+    assert expected["error"]["type"] == "InvalidInputError"
+    assert json.loads(tool.invoke(junk)) == expected
+    assert json.loads(await tool.ainvoke(junk)) == expected
+    call = {"name": name, "args": junk, "id": "c9", "type": "tool_call"}
+    for message in (tool.invoke(call), await tool.ainvoke(call)):
+        assert isinstance(message, ToolMessage) and message.status == "error"
+        assert json.loads(message.content) == expected  # type: ignore[arg-type]
+    assert "error" in json.loads(tool.invoke("junk"))
+    # Refused means not run: the emotional episode was never promoted to a fact.
+    assert coordinator.health().semantic["count"] == 0
+    assert coordinator.get(episode) is not None
+    # Without arguments (an empty dict, or LangChain's empty string) the tool still runs.
+    assert "error" not in json.loads(tool.invoke({}))
+    assert "error" not in json.loads(tool.invoke(""))
 
 
 async def test_async_tools(coordinator: MemoryCoordinator) -> None:

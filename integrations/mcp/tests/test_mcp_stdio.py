@@ -283,3 +283,29 @@ def test_a_lone_surrogate_or_a_huge_integer_over_stdio_gets_an_error_result(
     assert replies[1]["isError"] is True and "401 digits" in huge_error["message"]
     # A proper surrogate pair (escaped the same way by json.dumps) is ordinary text.
     assert stored["structuredContent"]["layer"] == "semantic"
+
+
+@pytest.mark.slow
+async def test_an_encrypted_store_is_served_with_the_key_from_zenbrain_key_file(
+    tmp_path: Path,
+) -> None:
+    """The key comes from the environment (here a key file), never the command line."""
+    pytest.importorskip("sqlcipher3")
+    from zenbrain import MemoryCoordinator
+
+    key_file = tmp_path / "zenbrain.key"
+    key_file.write_text("mcp passphrase\n")
+    env = {
+        "ZENBRAIN_DB": str(tmp_path / "private.db"),
+        "ZENBRAIN_KEY_FILE": str(key_file),
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),  # this checkout's zenbrain
+    }
+    params = StdioServerParameters(command=PYTHON, args=["-m", "zenbrain_mcp"], env=env)
+    async with Client(params) as client:
+        stored = await client.call_tool(
+            "zenbrain_store", {"content": "Grandmother's marmalade needs bitter Seville oranges."}
+        )
+    assert stored.structured_content is not None and "id" in stored.structured_content
+    assert b"marmalade" not in (tmp_path / "private.db").read_bytes()
+    with MemoryCoordinator(tmp_path / "private.db", key="mcp passphrase") as memory:
+        assert memory.get(stored.structured_content["id"]) is not None

@@ -20,6 +20,8 @@ from zenbrain.config import (
     DEFAULT_DB,
     EMBEDDER_ENV,
     EMBEDDER_SPECS,
+    KEY_ENV,
+    KEY_FILE_ENV,
     check_writable,
     resolve_contexts,
     resolve_embedder,
@@ -40,8 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
         "zenbrain_store, zenbrain_recall, zenbrain_forget, zenbrain_consolidate and "
         "zenbrain_health.",
         epilog=f"Each option falls back to its environment variable ({DB_ENV}, "
-        f"{EMBEDDER_ENV}, {CONTEXTS_ENV}). Standard output carries the MCP protocol only; "
-        "diagnostics go to standard error.",
+        f"{EMBEDDER_ENV}, {CONTEXTS_ENV}). An encrypted store's key comes from {KEY_ENV} or "
+        f"{KEY_FILE_ENV} (a file holding it), never from the command line. Standard output "
+        "carries the MCP protocol only; diagnostics go to standard error.",
     )
     parser.add_argument(
         "--db",

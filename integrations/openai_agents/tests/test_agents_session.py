@@ -116,16 +116,61 @@ async def test_items_and_memories_are_written_in_one_transaction(
     assert [r.content for r in memory.find()] == ["I am vegan."]
 
 
-async def test_an_item_too_large_to_keep_is_refused_with_nothing_half_written(
+async def test_a_user_turn_of_a_million_characters_is_kept_as_sqlite_session_keeps_it(
+    memory: MemoryCoordinator, tmp_path: Path
+) -> None:
+    """The item's copy of its text used to count against the metadata limit and fail the
+    whole run ("metadata has 1,176,051 characters as JSON"); now the run goes through and
+    the history is what SQLiteSession holds after the same run."""
+    turn = "I like " + "very " * 220_000 + "long walks."  # about 1.1 million characters
+    histories = []
+    for session in (
+        ZenBrainSession("long", memory),
+        SQLiteSession("long", str(tmp_path / "sdk.db")),
+    ):
+        agent = Agent(name="Assistant", model=ScriptedModel([[assistant_message("Noted.")]]))
+        result = await Runner.run(agent, turn, session=session)
+        assert result.final_output == "Noted."
+        histories.append(await session.get_items())
+    ours, reference = histories
+    assert ours == reference
+    assert ours[0] == {"role": "user", "content": turn}
+    # Reopened from the file, the item comes back whole too.
+    with MemoryCoordinator(memory.database.path) as again:
+        assert (await ZenBrainSession("long", again).get_items())[0]["content"] == turn
+    # Too long for a long-term memory (1,000,000 characters at most): history only.
+    assert memory.find() == []
+
+
+async def test_an_item_whose_other_fields_are_too_large_is_refused_with_nothing_written(
     memory: MemoryCoordinator,
 ) -> None:
     session = ZenBrainSession("long", memory)
-    huge = {"role": "user", "content": "I like " + "very " * 250_000 + "long walks."}
-    items: list[Any] = [{"role": "user", "content": "I live in Kiel."}, huge]
+    huge_call = {
+        "type": "function_call",
+        "call_id": "c1",
+        "name": "zenbrain_store",
+        "arguments": json.dumps({"content": "very " * 250_000}),
+    }
+    items: list[Any] = [{"role": "user", "content": "I live in Kiel."}, huge_call]
     with pytest.raises(InvalidInputError, match="1,000,000"):
         await session.add_items(items)
     assert await session.get_items() == []  # all or nothing: not even the short turn
     assert memory.find() == []
+
+
+async def test_text_parts_outputs_and_nul_come_back_exactly(memory: MemoryCoordinator) -> None:
+    items: list[Any] = [
+        {"role": "user", "content": [{"type": "input_text", "text": "one part"}]},
+        {"type": "function_call_output", "call_id": "c1", "output": "x" * 1_100_000},
+        {"role": "user", "content": "nul \x00 inside"},
+        {"role": "user", "content": [{"type": "input_text", "text": "a"}, {"text": "b"}]},
+    ]
+    session = ZenBrainSession("parts", memory)
+    await session.add_items(items)
+    assert await session.get_items() == items
+    shown = [i.content for i in memory.conversation(session_id="parts")]
+    assert shown[2] == "nul \ufffd inside"  # the readable copy; the item keeps the NUL
 
 
 async def test_the_users_question_is_not_recalled_back_as_a_fact_in_the_same_turn(

@@ -2,10 +2,12 @@
 
 Every item of a run (user and assistant messages, tool calls, tool outputs, reasoning) is
 added to the coordinator's short-term layer as one interaction: its role, its text, and
-the item itself, as JSON text, in ``metadata["item"]``. The short-term layer keeps a session's
-whole transcript in the store (its window of 50 is only what ``conversation()`` shows by
-default), so ``get_items`` hands back exactly what ``add_items`` got, in order, however
-long the conversation, and a new process on the same database sees it again.
+the item itself, as JSON text, in ``metadata["item"]`` (without its text when that is the
+interaction's content already, ``metadata["text_at"]`` saying where). The short-term layer
+keeps a session's whole transcript in the store (its window of 50 is only what
+``conversation()`` shows by default), so ``get_items`` hands back exactly what
+``add_items`` got, in order, however long the conversation, and a new process on the same
+database sees it again.
 
 User turns that state something (:func:`zenbrain.layers.short_term.worth_remembering`) are
 also stored in long-term memory, in the same transaction as the history, where routing
@@ -18,6 +20,7 @@ user said stays remembered until it is forgotten with ``forget`` (or the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
@@ -37,7 +40,9 @@ __all__ = ["ZenBrainSession", "item_role", "item_text"]
 
 logger = logging.getLogger("zenbrain_openai_agents")
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# What no back end stores in text (zenbrain refuses it): shown as U+FFFD in the readable
+# copy, kept exactly in the item's JSON.
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 # conversation() shows the window of 50 unless asked for more; this asks for everything.
 _WHOLE_TRANSCRIPT = 10**9
 
@@ -74,6 +79,30 @@ def item_text(item: Mapping[str, Any]) -> str:
     return ""
 
 
+def _text_place(item: Mapping[str, Any]) -> list[str | int] | None:
+    """Where an item holds its one text (the string ``content``, the only text part of a
+    list ``content``, or a string ``output``), or None when it has no single such place."""
+    content = item.get("content")
+    if isinstance(content, str):
+        return ["content"]
+    if isinstance(content, list):
+        texts = [
+            i
+            for i, part in enumerate(content)
+            if isinstance(part, Mapping) and isinstance(part.get("text"), str)
+        ]
+        return ["content", texts[0], "text"] if len(texts) == 1 else None
+    if item.get("type") != "function_call" and isinstance(item.get("output"), str):
+        return ["output"]
+    return None
+
+
+def _put(item: Any, place: list[Any], text: str) -> None:
+    for step in place[:-1]:
+        item = item[step]
+    item[place[-1]] = text
+
+
 def _as_item(interaction: Interaction) -> dict[str, Any]:
     item = interaction.metadata.get("item")
     if isinstance(item, str):
@@ -82,6 +111,11 @@ def _as_item(interaction: Interaction) -> dict[str, Any]:
         except ValueError:
             item = None
     if isinstance(item, dict):
+        place = interaction.metadata.get("text_at")
+        if isinstance(place, list) and place:
+            # Edited by other code so that the place is gone: the item as it was kept.
+            with contextlib.suppress(KeyError, IndexError, TypeError):
+                _put(item, place, interaction.content)
         return item
     # Added to this session by other code (add_interaction without an item): a plain message.
     return {"role": interaction.role, "content": interaction.content}
@@ -89,11 +123,20 @@ def _as_item(interaction: Interaction) -> dict[str, Any]:
 
 def _as_turn(item: Mapping[str, Any]) -> dict[str, Any]:
     # The item is kept as ASCII JSON text, the way SQLiteSession keeps it, so get_items
-    # returns an equal item, whatever it holds (even half of a surrogate pair).
-    text = json.dumps(item, default=str)
-    plain = json.loads(text)
-    readable = _LONE_SURROGATE.sub("\ufffd", item_text(plain))
-    return {"role": item_role(plain), "content": readable, "metadata": {"item": text}}
+    # returns an equal item, whatever it holds (even half of a surrogate pair or a NUL).
+    plain = json.loads(json.dumps(item, default=str))
+    text = item_text(plain)
+    readable = _UNSTORABLE.sub("\ufffd", text)
+    metadata: dict[str, Any] = {}
+    place = _text_place(plain)
+    if place is not None and readable == text:
+        # The text is the interaction's content already: the item's copy of it is left
+        # out, so a turn of a million characters is kept (as SQLiteSession keeps it)
+        # instead of counting twice against the 1,000,000-character metadata limit.
+        _put(plain, place, "")
+        metadata["text_at"] = place
+    metadata["item"] = json.dumps(plain)
+    return {"role": item_role(plain), "content": readable, "metadata": metadata}
 
 
 class ZenBrainSession:
@@ -141,9 +184,10 @@ class ZenBrainSession:
 
         Should zenbrain refuse to remember a turn, the items are still added, without the
         long-term side effect, and a warning is logged: a memory never costs the
-        conversation its history, and nothing is half written. An item over 1,000,000
-        characters as JSON is refused as a whole (:class:`InvalidInputError`, nothing of the
-        call written).
+        conversation its history, and nothing is half written. A message's or tool output's
+        text is kept however long; an item whose other fields (a tool call's arguments,
+        several text parts) pass 1,000,000 characters as JSON is refused as a whole
+        (:class:`InvalidInputError`, nothing of the call written).
         """
         if not items:
             return
