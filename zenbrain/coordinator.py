@@ -37,7 +37,7 @@ from zenbrain.stages import MergeCandidate, Stage
 from zenbrain.stages.cross_context import merge_candidates as list_merge_candidates
 from zenbrain.storage.backup import backup as backup_store
 from zenbrain.storage.database import Database
-from zenbrain.storage.pgvector_indexes import AsyncBulkLoad, BulkLoad, abulk_load, bulk_load
+from zenbrain.storage.postgres.hnsw import AsyncBulkLoad, BulkLoad, abulk_load, bulk_load
 from zenbrain.storage.repository import Repository
 from zenbrain.types import (
     ConsolidationReport,

@@ -19,7 +19,7 @@ STORAGE = [
     "zenbrain.storage.repository",
     "zenbrain.storage.dialect",
     "zenbrain.storage.records",
-    "zenbrain.storage.scopes",
+    "zenbrain.storage.postings.scopes",
 ]
 PACKAGE = Path(zenbrain.__file__).parent
 

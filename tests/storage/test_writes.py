@@ -17,7 +17,7 @@ from zenbrain import MemoryCoordinator
 from zenbrain.storage.database import Database, resolve_location
 from zenbrain.storage.records import content_hash
 from zenbrain.storage.schema import entities, facts, memories
-from zenbrain.storage.sqlite import PAGE_CACHE_KIB
+from zenbrain.storage.sqlite.lexical import PAGE_CACHE_KIB
 from zenbrain.storage.writes import insert_many
 from zenbrain.testing.postgres import fresh_database
 
@@ -222,7 +222,7 @@ def test_sqlite_index_rows_hold_the_scope_context_and_terms_in_order(
     tmp_path: Path, insert_memories: Any
 ) -> None:
     from zenbrain.storage.indexes import IndexedText
-    from zenbrain.storage.scopes import scope_tokens
+    from zenbrain.storage.postings.scopes import scope_tokens
 
     rows = [
         IndexedText(1, "ns", "semantic", None, ["kiel", "harbour", "kiel"]),

@@ -246,7 +246,7 @@ def _create_tables(db: Database, conn: Connection) -> None:
     tables = [
         table
         for table in metadata.sorted_tables
-        # PostgreSQL keeps vectors in pgvector instead (see storage/postgres.py).
+        # PostgreSQL keeps vectors in pgvector instead (see storage/postgres/engine.py).
         if db.dialect == "sqlite"
         or table.name not in ("zb_vectors", "zb_vector_versions", "zb_vector_removals")
     ]
@@ -418,12 +418,12 @@ def rebuild_lexical_index(db: Database, conn: Connection) -> int:
         conn.exec_driver_sql("DELETE FROM zb_lexical")
     if db.dialect == "sqlite" and inspect(conn).has_table("zb_lexical_lengths"):
         # Emptied, not deleted: each scope's change count must only grow, so that postings
-        # held by other processes see that every memory changed (storage/sqlite.py).
+        # held by other processes see that every memory changed (storage/sqlite/lexical.py).
         conn.exec_driver_sql("UPDATE zb_lexical_lengths SET documents = 0, length = 0")
     if db.dialect == "postgresql":
         conn.exec_driver_sql("DELETE FROM zb_lexical_counts")
         # Every process holding postings loads them again once it sees this transaction
-        # (storage/postgres_lexical.py): the rows were replaced without logging removals.
+        # (storage/postgres/lexical.py): the rows were replaced without logging removals.
         conn.exec_driver_sql("UPDATE zb_lexical_sync SET pruned_by = pg_current_xact_id()")
     done = 0
     query = (

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from sqlalchemy import Connection
 
 from zenbrain.storage.indexes import IndexedDocuments, ScopeStatistics
-from zenbrain.storage.postings import ScopePostings
-from zenbrain.storage.scopes import scope_tokens
+from zenbrain.storage.postings.scope import ScopePostings
+from zenbrain.storage.postings.scopes import scope_tokens
 
 __all__ = ["RELOAD_AFTER_REMOVALS", "HeldPostingsIndex", "PostingsRow"]
 

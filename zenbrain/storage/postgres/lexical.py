@@ -34,10 +34,10 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
-from zenbrain.storage.held_postings import HeldPostingsIndex, PostingsRow
 from zenbrain.storage.indexes import IndexedText
-from zenbrain.storage.postings import ScopePostings
-from zenbrain.storage.scopes import scope_tokens, scoped_terms
+from zenbrain.storage.postings.held import HeldPostingsIndex, PostingsRow
+from zenbrain.storage.postings.scope import ScopePostings
+from zenbrain.storage.postings.scopes import scope_tokens, scoped_terms
 
 __all__ = ["PostgresLexicalIndex"]
 
@@ -111,11 +111,11 @@ def _row(row: Sequence[Any]) -> PostingsRow:
 
 
 class PostgresLexicalIndex(HeldPostingsIndex):
-    """Scoped terms (see :func:`zenbrain.storage.scopes.scoped_terms`) in a ``tsvector`` (the
-    'simple' configuration: zenbrain folds, stems and drops stopwords itself) with a GIN
-    index, each memory's terms in order, and postings held in memory (see the module
-    docstring). ``zb_lexical_counts`` holds each scope's memories and their total length in
-    terms, in step with every add and remove."""
+    """Scoped terms (see :func:`~zenbrain.storage.postings.scopes.scoped_terms`) in a
+    ``tsvector`` (the 'simple' configuration: zenbrain folds, stems and drops stopwords
+    itself) with a GIN index, each memory's terms in order, and postings held in memory
+    (see the module docstring). ``zb_lexical_counts`` holds each scope's memories and their
+    total length in terms, in step with every add and remove."""
 
     def __init__(self) -> None:
         super().__init__()

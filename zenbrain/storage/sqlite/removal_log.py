@@ -4,8 +4,8 @@ Keys only grow (AUTOINCREMENT), so a process that holds a scope in memory learns
 by reading the keys above the highest it has. Removals leave nothing behind to read, so the
 index logs them, in order (``seq``), pruned to the newest entries. A process remembers the
 last entry it applied; when entries after it were pruned, it cannot know what it missed and
-reads its scope again. Used by SQLite's postings (:mod:`.sqlite`) and vector cache
-(:mod:`.sqlite_vectors`), each with its own table (``seq`` first, then its columns).
+reads its scope again. Used by SQLite's postings (:mod:`.lexical`) and vector cache
+(:mod:`.vectors`), each with its own table (``seq`` first, then its columns).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """SQLite specifics: connection pragmas, and each memory's index terms in a plain table
-with postings held in memory for words (:mod:`.postings`; vectors: :mod:`.sqlite_vectors`)."""
+with postings held in memory for words (:mod:`zenbrain.storage.postings.scope`; vectors:
+:mod:`.vectors`)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, bindparam, event, text
 
-from zenbrain.storage import removal_log
-from zenbrain.storage.held_postings import HeldPostingsIndex
 from zenbrain.storage.indexes import IndexedText
-from zenbrain.storage.postings import ScopePostings
-from zenbrain.storage.scopes import scope_tokens
+from zenbrain.storage.postings.held import HeldPostingsIndex
+from zenbrain.storage.postings.scope import ScopePostings
+from zenbrain.storage.postings.scopes import scope_tokens
+from zenbrain.storage.sqlite import removal_log
 
 __all__ = [
     "SqliteLexicalIndex",

@@ -6,11 +6,11 @@ A scope (namespace and layer) is held in memory in one of two forms:
   matrix-vector product (at that size the product costs less than any index);
 - from there on, an int8 copy (a quarter of the bytes) with each row's sign bits beside it
   (a 32nd of the bytes), taken around the scope's centre: the mean of the first
-  :data:`~zenbrain.storage.vector_prefilter.CENTRE_SAMPLE_ROWS` rows the copy held, which a
+  :data:`~zenbrain.storage.sqlite.prefilter.CENTRE_SAMPLE_ROWS` rows the copy held, which a
   process works out when it quantises or reads the scope. A search ranks every row by the
   Hamming distance of its bits to the query's, re-ranks the closest 3% by their int8
   cosine, and keeps a few times more candidates than asked
-  (:mod:`zenbrain.storage.vector_prefilter`); their float32 vectors are then read back by
+  (:mod:`zenbrain.storage.sqlite.prefilter`); their float32 vectors are then read back by
   primary key and re-scored exactly, so every returned similarity is the exact cosine and
   the ranking is exact as long as the true neighbours are among the candidates
   (``benchmarks.scale_ann`` and ``benchmarks.scale`` measure how often they are).
@@ -33,10 +33,10 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Connection, select
 
-from zenbrain.storage import removal_log
 from zenbrain.storage.indexes import IndexedVector
 from zenbrain.storage.schema import memories, vector_versions, vectors
-from zenbrain.storage.vector_prefilter import (
+from zenbrain.storage.sqlite import removal_log
+from zenbrain.storage.sqlite.prefilter import (
     CENTRE_SAMPLE_ROWS,
     centred_codes,
     code_centre,

@@ -1,5 +1,5 @@
 """PostgreSQL specifics: connections, and pgvector with HNSW for vectors (words:
-:mod:`.postgres_lexical`).
+:mod:`.lexical`).
 
 Needs ``pip install 'zenbrain[postgres]'`` (psycopg 3 and pgvector) and a server where the
 ``vector`` extension is available (the library runs ``CREATE EXTENSION IF NOT EXISTS vector``).
@@ -17,8 +17,8 @@ from sqlalchemy import URL, Connection, Engine, create_engine, event, make_url, 
 from zenbrain.errors import InvalidInputError, MissingDependencyError, StorageError
 from zenbrain.storage.dialect import POSTGRES_MIGRATION_LOCK
 from zenbrain.storage.indexes import IndexedVector
-from zenbrain.storage.pgvector_indexes import create_hnsw_indexes, layer_literal
-from zenbrain.storage.postgres_lexical import PostgresLexicalIndex
+from zenbrain.storage.postgres.hnsw import create_hnsw_indexes, layer_literal
+from zenbrain.storage.postgres.lexical import PostgresLexicalIndex
 
 __all__ = ["POOL_DEFAULTS", "PostgresLexicalIndex", "PostgresVectorIndex", "open_postgres"]
 
@@ -137,7 +137,7 @@ def _search_settings(conn: Connection, ef_search: int) -> None:
 
 class PostgresVectorIndex:
     """A ``vector(dimension)`` column with one HNSW index (cosine) per searched layer (see
-    :mod:`zenbrain.storage.pgvector_indexes`), filtered by namespace and context."""
+    :mod:`zenbrain.storage.postgres.hnsw`), filtered by namespace and context."""
 
     def __init__(self) -> None:
         self._ready = False

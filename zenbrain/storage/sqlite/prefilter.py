@@ -5,7 +5,7 @@ signs of each unit-length vector minus the scope's centre (the mean of its first
 packed into 64-bit words. A search ranks every row by the Hamming distance of its sign bits
 to the query's, re-ranks the closest few percent by int8 cosine and returns a few times more
 candidates than asked, which the caller re-scores exactly
-(:class:`~zenbrain.storage.sqlite_vectors.SqliteVectorIndex` reads their float32 vectors
+(:class:`~zenbrain.storage.sqlite.vectors.SqliteVectorIndex` reads their float32 vectors
 back). ``benchmarks.scale_ann`` measures how often the true neighbours are among them.
 
 Why the centre: many embedding models place every text in a narrow cone (multilingual-e5's
