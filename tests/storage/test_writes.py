@@ -17,7 +17,7 @@ from zenbrain import MemoryCoordinator
 from zenbrain.storage.database import Database, resolve_location
 from zenbrain.storage.records import content_hash
 from zenbrain.storage.schema import entities, facts, memories
-from zenbrain.storage.sqlite.lexical import PAGE_CACHE_KIB
+from zenbrain.storage.sqlite.engine import PAGE_CACHE_KIB
 from zenbrain.storage.writes import insert_many
 from zenbrain.testing.postgres import fresh_database
 

@@ -84,7 +84,7 @@ def storage_error(exc: BaseException, action: str, where: str) -> ZenbrainError:
     message = _driver_message(exc)
     lowered = message.lower()
     if any(marker in lowered for marker in _LOCKED):
-        from zenbrain.storage.sqlite.lexical import BUSY_TIMEOUT_MS
+        from zenbrain.storage.sqlite.engine import BUSY_TIMEOUT_MS
 
         return StorageError(
             f"{action} the zenbrain database at {where} failed: another process held its "
@@ -153,7 +153,7 @@ class Database:
 
     @staticmethod
     def _sqlite_engine(url: str, path: Path | None) -> Engine:
-        from zenbrain.storage.sqlite.lexical import BUSY_TIMEOUT_MS, configure_sqlite_engine
+        from zenbrain.storage.sqlite.engine import BUSY_TIMEOUT_MS, configure_sqlite_engine
 
         if path is None:
             # One shared connection, or each thread would get its own empty in-memory database.

@@ -128,40 +128,17 @@ class PostgresLexicalIndex(HeldPostingsIndex):
             " ctx TEXT, terms TSVECTOR NOT NULL, length INTEGER, ordered TEXT,"
             " changed xid8 DEFAULT pg_current_xact_id())"
         )
-        # Additive for stores made before them: lengths are filled from the index here,
-        # the terms in order by migration step 3, which indexes every memory again.
-        if not _column_exists(conn, "zb_lexical", "length"):
-            conn.exec_driver_sql("ALTER TABLE zb_lexical ADD COLUMN length INTEGER")
-            conn.exec_driver_sql(
-                "UPDATE zb_lexical SET length = (SELECT coalesce(sum(cardinality(positions)), 0)"
-                " FROM unnest(terms))"
-            )
-        # ALTER TABLE only when needed: it locks the table against every reader, and this
-        # runs on every open, beside other processes' writes.
-        if not _column_exists(conn, "zb_lexical", "ordered"):
-            conn.exec_driver_sql("ALTER TABLE zb_lexical ADD COLUMN ordered TEXT")
-        if not _column_exists(conn, "zb_lexical", "changed"):
-            conn.exec_driver_sql(
-                "ALTER TABLE zb_lexical ADD COLUMN changed xid8 DEFAULT pg_current_xact_id()"
-            )
+        # Stores made before the columns length, ordered and changed get them from
+        # migration step "postgres_lexical_columns", which also creates their index.
         _create_index(conn, "zb_lexical_terms", "zb_lexical USING GIN (terms)")
         _create_index(conn, "zb_lexical_ctx", "zb_lexical (ctx)")
-        _create_index(conn, "zb_lexical_changed", "zb_lexical (changed, memory_pk)")
+        if _column_exists(conn, "zb_lexical", "changed"):
+            _create_index(conn, "zb_lexical_changed", "zb_lexical (changed, memory_pk)")
         conn.exec_driver_sql(
             "CREATE TABLE IF NOT EXISTS zb_lexical_counts ("
             " namespace TEXT NOT NULL, layer TEXT NOT NULL, count BIGINT NOT NULL,"
             " length BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (namespace, layer))"
         )
-        if not _column_exists(conn, "zb_lexical_counts", "length"):
-            conn.exec_driver_sql(
-                "ALTER TABLE zb_lexical_counts ADD COLUMN length BIGINT NOT NULL DEFAULT 0"
-            )
-            conn.exec_driver_sql(
-                "UPDATE zb_lexical_counts c SET length = s.length FROM ("
-                " SELECT m.namespace, m.layer, sum(l.length) AS length FROM zb_lexical l"
-                " JOIN zb_memories m ON m.pk = l.memory_pk GROUP BY m.namespace, m.layer) s"
-                " WHERE c.namespace = s.namespace AND c.layer = s.layer"
-            )
         conn.exec_driver_sql(
             "CREATE TABLE IF NOT EXISTS zb_lexical_removed ("
             " seq BIGSERIAL PRIMARY KEY, namespace TEXT NOT NULL, layer TEXT NOT NULL,"

@@ -1,15 +1,12 @@
-"""SQLite specifics: connection pragmas, and each memory's index terms in a plain table
-with postings held in memory for words (:mod:`zenbrain.storage.postings.scope`; vectors:
-:mod:`.vectors`)."""
+"""SQLite's lexical index: each memory's index terms in a plain table, with postings held in
+memory for words (:mod:`zenbrain.storage.postings.scope`)."""
 
 from __future__ import annotations
 
-import sqlite3
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Engine, bindparam, event, text
+from sqlalchemy import Connection, bindparam, text
 
 from zenbrain.storage.indexes import IndexedText
 from zenbrain.storage.postings.held import HeldPostingsIndex
@@ -17,15 +14,8 @@ from zenbrain.storage.postings.scope import ScopePostings
 from zenbrain.storage.postings.scopes import scope_tokens
 from zenbrain.storage.sqlite import removal_log
 
-__all__ = [
-    "SqliteLexicalIndex",
-    "configure_sqlite_engine",
-]
+__all__ = ["SqliteLexicalIndex"]
 
-BUSY_TIMEOUT_MS = 30_000
-PAGE_CACHE_KIB = 16_384
-"""Page cache per connection (SQLite's default is 2 MiB): at 100k memories the indexes of a
-bulk write no longer fit in 2 MiB, and each insert then re-reads pages from the OS."""
 _SQL_IN_CHUNK = 900  # below SQLite's default limit of bound parameters
 REMOVAL_LOG_KEPT = 10_000
 """Entries of ``zb_lexical_removed`` kept; a process further behind reloads its postings."""
@@ -44,51 +34,6 @@ _ROWS = (
 def _stored_terms(stored: str) -> tuple[str, ...]:
     """The index terms of a ``zb_lexical`` row, stored in order and joined by spaces."""
     return tuple(stored.split(" ")) if stored else ()
-
-
-def configure_sqlite_engine(engine: Engine, *, wal: bool) -> None:
-    """Pragmas on every connection; transactions that write start with BEGIN IMMEDIATE, so two
-    processes never deadlock upgrading a read lock (they wait on the busy timeout instead)."""
-
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
-        cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA foreign_keys = ON")
-        cursor.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")  # negative: KiB, not pages
-        if wal:
-            _enter_wal_mode(cursor)
-            cursor.execute("PRAGMA synchronous = NORMAL")
-        cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def _on_begin(conn: Connection) -> None:
-        if conn.get_execution_options().get("zenbrain_write"):
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
-        else:
-            conn.exec_driver_sql("BEGIN")
-
-
-def _enter_wal_mode(cursor: sqlite3.Cursor) -> None:
-    """``PRAGMA journal_mode = WAL``, retried while another connection writes.
-
-    Switching a file into WAL mode (once, by the first opener of a new store) reads its
-    header and then upgrades to a write lock. SQLite does not call the busy handler for an
-    upgrade from a read, so when another process writes at that moment, or several open a
-    new store at once, the pragma fails at once with "database is locked" instead of
-    waiting. It is retried here for as long as the busy timeout allows."""
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
-    pause = 0.001
-    while True:
-        try:
-            cursor.execute("PRAGMA journal_mode = WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() >= deadline:
-                raise
-        time.sleep(pause)
-        pause = min(pause * 2, 0.05)
 
 
 class SqliteLexicalIndex(HeldPostingsIndex):
@@ -125,13 +70,7 @@ class SqliteLexicalIndex(HeldPostingsIndex):
         existed = conn.exec_driver_sql(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'zb_lexical_lengths'"
         ).scalar()
-        if existed:
-            info = conn.exec_driver_sql("PRAGMA table_info(zb_lexical_lengths)")
-            columns = {row[1] for row in info}
-            if "changes" not in columns:  # additive: stores from before it count from 0
-                conn.exec_driver_sql(
-                    "ALTER TABLE zb_lexical_lengths ADD COLUMN changes INTEGER NOT NULL DEFAULT 0"
-                )
+        if existed:  # its column "changes" came later: migration step "sqlite_lexical_changes"
             return
         # Additive: stores made before it get the table filled from the index once.
         conn.exec_driver_sql(
