@@ -171,7 +171,8 @@ def test_postgres_document_counts_are_backfilled(postgres_url: str) -> None:
             )
             assert counts == {"semantic": 6, "episodic": 1, "procedural": 1, "core": 1}
             lexical = memory.database.lexical
-            assert lexical.document_count(conn, "tenant-b", "semantic", None) == 1
+            [counted] = lexical.statistics(conn, "tenant-b", ["semantic"], [], None).values()
+            assert counted.documents == 1
 
 
 def _columns(memory: MemoryCoordinator, table: str) -> set[str]:
@@ -247,7 +248,8 @@ def test_a_changed_text_version_rebuilds_the_lexical_index(store_location: str) 
             assert len(found) == 1
             assert lexical.candidates(conn, "default", "procedural", ["valv"], None, 10)
             assert lexical.candidates(conn, "default", "core", ["persona"], None, 10)
-            assert lexical.document_count(conn, "default", "semantic", None) == 1
+            [counted] = lexical.statistics(conn, "default", ["semantic"], [], None).values()
+            assert counted.documents == 1
 
 
 def test_a_failing_step_rolls_back_alone_and_runs_on_the_next_open(

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from sqlalchemy import Connection
 
-from zenbrain.storage.indexes import IndexedDocuments, ScopeStatistics
+from zenbrain.storage.indexes import IndexedDocuments, LexicalIndex, ScopeStatistics
 from zenbrain.storage.postings.scope import ScopePostings
 from zenbrain.storage.postings.scopes import scope_tokens
 
@@ -31,7 +31,7 @@ than the live ones)."""
 _FILL_CHUNK = 4096
 
 
-class HeldPostingsIndex:
+class HeldPostingsIndex(LexicalIndex):
     """Candidates, document counts, statistics and indexed terms from each scope's postings
     held in memory. Scopes are keyed by their scope token (:func:`scope_tokens`); a subclass
     brings them up to date with the store in :meth:`_postings`, under :attr:`_lock`."""
@@ -78,17 +78,6 @@ class HeldPostingsIndex:
         )
         return {layer: (postings[scope], ctx) for layer, (scope, ctx) in tokens.items()}
 
-    def candidates(
-        self,
-        conn: Connection,
-        namespace: str,
-        layer: str,
-        terms: Sequence[str],
-        context: str | None,
-        limit: int,
-    ) -> list[int]:
-        return self.candidates_by_layer(conn, namespace, {layer: terms}, context, limit)[layer]
-
     def candidates_by_layer(
         self,
         conn: Connection,
@@ -120,22 +109,6 @@ class HeldPostingsIndex:
                 times = micros.astype("datetime64[us]").tolist()
                 found[layer] = IndexedDocuments(keys, documents, times)
         return found
-
-    # Both from the postings, as recall counts (see :meth:`statistics`).
-    def document_count(
-        self, conn: Connection, namespace: str, layer: str, context: str | None
-    ) -> int:
-        return self.statistics(conn, namespace, [layer], [], context)[layer].documents
-
-    def document_frequencies(
-        self,
-        conn: Connection,
-        namespace: str,
-        layer: str,
-        terms: Sequence[str],
-        context: str | None,
-    ) -> dict[str, int]:
-        return dict(self.statistics(conn, namespace, [layer], terms, context)[layer].frequencies)
 
     def statistics(
         self,
