@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import Connection
 
@@ -14,6 +15,7 @@ from zenbrain.errors import InvalidInputError
 from zenbrain.layers.working import WorkingMemory
 from zenbrain.memory.embedding import Embedding
 from zenbrain.memory.results import to_result
+from zenbrain.memory.views import NamespaceViews
 from zenbrain.providers.base import EmbeddingProvider, Summarizer
 from zenbrain.stages import default_stages
 from zenbrain.stages.base import Stage, StageScope, StoredMemory
@@ -107,6 +109,8 @@ class MemoryScope:
     summarizer: Summarizer | None = None
     #: The coordinator's own current session (None until known).
     session_id: str | None = None
+    #: The store's namespace views (coordinators), shared by the opener and every view.
+    views: NamespaceViews[Any] = field(default_factory=NamespaceViews)
 
     @property
     def namespace(self) -> str:

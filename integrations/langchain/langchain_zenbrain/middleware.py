@@ -107,7 +107,6 @@ class ZenBrainMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
         self.should_remember = should_remember
         self.heading = heading
         self._root = namespaces.root_of(coordinator.namespace)
-        self._views: dict[str, MemoryCoordinator] = {}
 
     # ------------------------------------------------------------------ whose memory
     def memory_for(self, context: Any) -> MemoryCoordinator:
@@ -129,11 +128,10 @@ class ZenBrainMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
             )
         # Any user id works (an e-mail address too): "." and "%" are percent-encoded.
         label = user.replace("%", "%25").replace(".", "%2E")
-        name = namespaces.under(self._root, (*self.namespace_prefix, label))
-        view = self._views.get(name)
-        if view is None:
-            view = self._views[name] = self.coordinator.for_namespace(name)
-        return view
+        # The coordinator keeps one view per namespace: the user's working memory lasts.
+        return self.coordinator.for_namespace(
+            namespaces.under(self._root, (*self.namespace_prefix, label))
+        )
 
     # ------------------------------------------------------------------ recall
     def wrap_model_call(

@@ -113,7 +113,6 @@ class ZenBrainStore(BaseStore):
         "_memory",
         "_owns_memory",
         "_root",
-        "_views",
     )
 
     def __init__(
@@ -151,7 +150,6 @@ class ZenBrainStore(BaseStore):
             self._memory = _with_embedder(coordinator, embeddings)
             self._owns_memory = True
         self._root = namespaces.root_of(coordinator.namespace)
-        self._views: dict[str, MemoryCoordinator] = {}
 
     @property
     def coordinator(self) -> MemoryCoordinator:
@@ -181,14 +179,10 @@ class ZenBrainStore(BaseStore):
             raise InvalidNamespaceError(str(exc)) from exc
 
     def coordinator_for(self, namespace: tuple[str, ...]) -> MemoryCoordinator:
-        """A coordinator on the zenbrain namespace of ``namespace`` (sharing the connection
-        pool), e.g. to use a ``ZenBrainRetriever`` on what a LangGraph agent stored."""
-        name = self.zenbrain_namespace(namespace)
-        view = self._views.get(name)
-        if view is None:
-            # Two threads may both open one; either serves (they share the pool and lock).
-            view = self._views.setdefault(name, self._memory.for_namespace(name))
-        return view
+        """The coordinator's view of the zenbrain namespace of ``namespace`` (sharing the
+        connection pool; the same view on every call), e.g. to use a ``ZenBrainRetriever`` on
+        what a LangGraph agent stored."""
+        return self._memory.for_namespace(self.zenbrain_namespace(namespace))
 
     # ------------------------------------------------------------------ BaseStore
     def batch(self, ops: Iterable[Op]) -> list[Result]:
@@ -330,12 +324,7 @@ class ZenBrainStore(BaseStore):
         """The coordinator whose namespace subtree holds every item under ``prefix``."""
         if prefix:
             return self.coordinator_for(prefix)
-        if self._root == self._memory.namespace:
-            return self._memory
-        view = self._views.get(self._root)
-        if view is None:
-            view = self._views.setdefault(self._root, self._memory.for_namespace(self._root))
-        return view
+        return self._memory.for_namespace(self._root)
 
     def _subtree_items(self, view: MemoryCoordinator, match: Mapping[str, Any]) -> list[_Stored]:
         """The items in ``view``'s namespace and below whose metadata contains ``match``."""
