@@ -108,8 +108,20 @@ class MemoryCoordinator:
 
     # ------------------------------------------------------------------ lifecycle
     @property
-    def database(self) -> Database:  # for the stages' tests and tools, not for adapters
+    def database(self) -> Database:  # internal: zenbrain's own tests and benchmarks
         return self._db
+
+    @property
+    def location(self) -> str | None:
+        """Where the store is, to open it again: its file, its URL, or None (in memory)."""
+        if self._db.path is not None:
+            return str(self._db.path)
+        return None if self._db.dialect == "sqlite" else self._db.url
+
+    @property
+    def embedding_model(self) -> str | None:
+        """The embedding model recorded in the store (None before any was used)."""
+        return self._db.get_meta("embedding_model")
 
     def for_namespace(self, namespace: str) -> MemoryCoordinator:
         """The view of ``namespace`` on this store: the same object, and working memory, on

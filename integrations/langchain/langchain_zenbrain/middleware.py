@@ -27,7 +27,7 @@ from langgraph.runtime import Runtime
 from langchain_zenbrain import namespaces
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
-from zenbrain.layers.short_term import worth_remembering
+from zenbrain.layers import worth_remembering
 from zenbrain.types import RecallResult
 
 __all__ = ["ZenBrainMemoryMiddleware"]

@@ -420,9 +420,8 @@ def _with_embedder(
             f"{coordinator.embedder.model_id!r}: zenbrain keeps one model per database. Leave "
             "'embed' out of index, or open the coordinator without an embedder."
         )
-    database = coordinator.database
-    location = str(database.path) if database.path is not None else database.url
-    if location == "sqlite://":
+    location = coordinator.location
+    if location is None:
         raise InvalidInputError(
             "index['embed'] needs a database the store can open again (a file or PostgreSQL), "
             "not ':memory:'; or open the coordinator with "
