@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.algorithms.spectral_health import fiedler_value, graph_health, laplacian
+from research.algorithms.spectral_health import fiedler_value, graph_health, laplacian
 from zenbrain.errors import InvalidInputError
 
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from zenbrain.algorithms.hopfield import hopfield_energy, hopfield_retrieve
+from research.algorithms.hopfield import hopfield_energy, hopfield_retrieve
 from zenbrain.errors import EmbeddingMismatchError, InvalidInputError
 
 PATTERNS = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.algorithms.surprise import (
+from research.algorithms.surprise import (
     shrink_interval,
     surprise_boost,
     surprise_contribution,

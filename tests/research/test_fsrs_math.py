@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.algorithms.fsrs_math import (
+from research.algorithms.fsrs_math import (
     MemoryState,
     difficulty_after_review,
     init_from_decay_class,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.algorithms.ebbinghaus import (
+from research.algorithms.ebbinghaus import (
     DecayProfile,
     MemoryTrace,
     ReviewEvent,

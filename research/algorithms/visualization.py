@@ -25,14 +25,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from zenbrain._validation import check_finite, check_positive
-from zenbrain.algorithms.fsrs_math import (
+from research.algorithms.fsrs_math import (
     TARGET_RETENTION,
     difficulty_after_review,
     interval_days,
     stability_after_lapse,
     stability_after_recall,
 )
+from zenbrain._validation import check_finite, check_positive
 from zenbrain.errors import InvalidInputError
 
 __all__ = [

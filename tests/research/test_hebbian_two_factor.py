@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.algorithms.hebbian_two_factor import (
+from research.algorithms.hebbian_two_factor import (
     TwoFactorEdge,
     decay_two_factor,
     ewc_penalty,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.algorithms.reencoding import (
+from research.algorithms.reencoding import (
     prediction_error,
     reencoding_interval,
     reencoding_strength,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.algorithms.difficulty_routing import route_for_score, score_query_difficulty
+from research.algorithms.difficulty_routing import route_for_score, score_query_difficulty
 from zenbrain.errors import InvalidInputError
 
 

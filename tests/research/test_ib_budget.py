@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.algorithms.ib_budget import (
+from research.algorithms.ib_budget import (
     BudgetItem,
     decide_retention,
     domain_beta,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.algorithms.intervals import (
+from research.algorithms.intervals import (
     ConfidenceInterval,
     propagate_interval,
     retrievability_interval,

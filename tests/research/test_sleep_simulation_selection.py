@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.algorithms.sleep_simulation_selection import (
+from research.algorithms.sleep_simulation_selection import (
     Experience,
     novelty,
     run_simulation_selection_cycle,

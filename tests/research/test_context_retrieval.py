@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.algorithms.context_retrieval import (
+from research.algorithms.context_retrieval import (
     RetrievalContext,
     apply_context_boost,
     context_boost,

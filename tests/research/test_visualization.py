@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from zenbrain.algorithms.fsrs_math import interval_days, stability_after_recall
-from zenbrain.algorithms.visualization import ReviewMark, retention_curve, schedule_timeline
+from research.algorithms.fsrs_math import interval_days, stability_after_recall
+from research.algorithms.visualization import ReviewMark, retention_curve, schedule_timeline
 from zenbrain.errors import InvalidInputError
 
 
