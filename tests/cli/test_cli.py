@@ -21,7 +21,7 @@ import pytest
 from zenbrain import MemoryCoordinator
 from zenbrain.providers import HashingEmbedder
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ZENBRAIN = [sys.executable, "-m", "zenbrain"]
 
 
