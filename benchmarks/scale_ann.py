@@ -12,10 +12,10 @@ model, through zenbrain's own providers, and keep the vectors in
 ``~/.cache/zenbrain-bench/vectors/`` (``$ZENBRAIN_BENCH_DATA``): e5 embeds about 30 texts a
 second on two cores, so a second run reads them back.
 
-The pre-filter is what :class:`zenbrain.storage.sqlite_vectors.SqliteVectorIndex` runs past
+The pre-filter is what :class:`zenbrain.storage.sqlite.vectors.SqliteVectorIndex` runs past
 its threshold: the rows nearest by the Hamming distance of their sign bits around the
 scope's centre, re-ranked by their int8 cosine
-(:func:`~zenbrain.storage.vector_prefilter.prefilter_candidates`) to ``limit + 20``
+(:func:`~zenbrain.storage.sqlite.prefilter.prefilter_candidates`) to ``limit + 20``
 candidates, which are then re-scored exactly, so the search returns the exact top 10
 whenever they are among the candidates. Reported: recall@10 of the
 candidates (ties counted as hits) for ``limit=10`` and for the 50 candidates a recall asks
@@ -43,7 +43,7 @@ from benchmarks.retrieval_data import bench_data_root
 from benchmarks.scale_corpus import Corpus, make_corpus
 from benchmarks.scale_locomo import make_locomo_corpus
 from zenbrain.providers import EmbeddingProvider
-from zenbrain.storage.vector_prefilter import (
+from zenbrain.storage.sqlite.prefilter import (
     CENTRE_SAMPLE_ROWS,
     PREFILTER_CANDIDATES_PER_RESULT,
     PREFILTER_EXTRA_CANDIDATES,

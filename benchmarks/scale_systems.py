@@ -233,7 +233,7 @@ def prefilter_recall(
     from sqlalchemy import select
 
     from zenbrain.storage.schema import vectors
-    from zenbrain.storage.sqlite_vectors import SqliteVectorIndex
+    from zenbrain.storage.sqlite.vectors import SqliteVectorIndex
 
     index = coordinator.database.vectors
     if not isinstance(index, SqliteVectorIndex):

@@ -40,7 +40,7 @@ from benchmarks.scale_corpus import make_corpus
 from benchmarks.scale_locomo import make_locomo_corpus
 from benchmarks.scale_peers import insert_fts5, open_fts5
 from zenbrain import MemoryCoordinator
-from zenbrain.storage.sqlite import PAGE_CACHE_KIB
+from zenbrain.storage.sqlite.engine import PAGE_CACHE_KIB
 
 __all__ = ["RoundTimes", "main", "markdown_table", "replay_rows", "run_round", "store_rows"]
 

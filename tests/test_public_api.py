@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from pathlib import Path
 
 import pytest
 
@@ -14,31 +15,27 @@ MODULES = [
     "zenbrain",
     "zenbrain.errors",
     "zenbrain.types",
-    "zenbrain.text",
-    "zenbrain.ranking",
-    "zenbrain.coordinator",
-    "zenbrain.cli",
+    "zenbrain.config",
     "zenbrain.providers",
     "zenbrain.providers.wrapped",
-    "zenbrain.tools",
-    "zenbrain.stages",
-    "zenbrain.testing",
-    "zenbrain.testing.fakes",
-    "zenbrain.testing.postgres",
-    "zenbrain.testing.contract",
-    "zenbrain.algorithms",
     "zenbrain.layers",
-    "zenbrain.layers.working",
-    "zenbrain.layers.short_term",
-    "zenbrain.layers.episodic",
-    "zenbrain.layers.semantic",
-    "zenbrain.layers.procedural",
-    "zenbrain.layers.core",
-    "zenbrain.layers.cross_context",
-    "zenbrain.layers.routing",
-    "zenbrain.storage.schema",
-    "zenbrain.storage.database",
-    "zenbrain.storage.indexes",
+    "zenbrain.stages",
+    "zenbrain.tools",
+    "zenbrain.testing",
+    "zenbrain.testing.contract",
+    "zenbrain.cli",
+]
+"""The public modules: what users and the integrations import. Every other module of the
+package (storage, the pipelines, ranking, the algorithms) is internal and may change."""
+
+ROOT = Path(zenbrain.__file__).parent.parent
+ADAPTERS = [
+    path
+    for path in [
+        *(ROOT / "integrations").glob("*/**/*.py"),
+        *(ROOT / "zenbrain" / "cli").glob("*.py"),
+    ]
+    if "tests" not in path.parts
 ]
 
 
@@ -95,3 +92,38 @@ def test_every_sync_method_has_an_async_twin() -> None:
 
 def test_version() -> None:
     assert zenbrain.__version__.count(".") == 2
+
+
+def test_the_public_surface_is_short() -> None:
+    assert len(MODULES) <= 12
+    assert not [name for name in MODULES if name.startswith("zenbrain.storage")]
+    storage = importlib.import_module("zenbrain.storage")
+    assert storage.__all__ == []  # internal: users reach the store through the coordinator
+
+
+def _imported_modules(path: Path) -> set[str]:
+    import ast
+
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return {name for name in found if name == "zenbrain" or name.startswith("zenbrain.")}
+
+
+def test_adapters_and_the_cli_use_only_the_public_surface() -> None:
+    """Integrations import public modules only; the CLI its own modules and public ones;
+    neither reaches into the store through ``coordinator.database``."""
+    assert len(ADAPTERS) > 20  # the integrations' packages and the CLI were found
+    for path in ADAPTERS:
+        own = "zenbrain.cli" if path.parent.name == "cli" else None
+        private = {
+            name
+            for name in _imported_modules(path)
+            if name not in MODULES and not (own and name.startswith(own))
+        }
+        assert private == set(), f"{path.relative_to(ROOT)} imports {sorted(private)}"
+        source = path.read_text(encoding="utf-8")
+        assert ".database" not in source, f"{path.relative_to(ROOT)} uses coordinator.database"

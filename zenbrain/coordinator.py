@@ -11,6 +11,7 @@ import asyncio
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -37,7 +38,7 @@ from zenbrain.stages import MergeCandidate, Stage
 from zenbrain.stages.cross_context import merge_candidates as list_merge_candidates
 from zenbrain.storage.backup import backup as backup_store
 from zenbrain.storage.database import Database
-from zenbrain.storage.pgvector_indexes import AsyncBulkLoad, BulkLoad, abulk_load, bulk_load
+from zenbrain.storage.postgres.hnsw import AsyncBulkLoad, BulkLoad, abulk_load, bulk_load
 from zenbrain.storage.repository import Repository
 from zenbrain.types import (
     ConsolidationReport,
@@ -100,20 +101,38 @@ class MemoryCoordinator:
         lock = _shared.lock if _shared is not None else threading.RLock()
         self._scope = MemoryScope(repo, self.contexts, self.stages, working, self.clock, lock)
         self._scope.embedding, self._scope.summarizer = bound, summarizer
+        if _shared is None:
+            self._scope.views.pin(self.namespace, self)
+        else:
+            self._scope.views = _shared.views
         self.working = working
 
     # ------------------------------------------------------------------ lifecycle
     @property
-    def database(self) -> Database:  # for the stages' tests and tools, not for adapters
+    def database(self) -> Database:  # internal: zenbrain's own tests and benchmarks
         return self._db
 
+    @property
+    def location(self) -> str | None:
+        """Where the store is, to open it again: its file, its URL, or None (in memory)."""
+        if self._db.path is not None:
+            return str(self._db.path)
+        return None if self._db.dialect == "sqlite" else self._db.url
+
+    @property
+    def embedding_model(self) -> str | None:
+        """The embedding model recorded in the store (None before any was used)."""
+        return self._db.get_meta("embedding_model")
+
     def for_namespace(self, namespace: str) -> MemoryCoordinator:
-        """Another coordinator for ``namespace`` sharing this store, lock and embedder."""
-        return MemoryCoordinator(namespace=namespace, embedder=self.embedder,
-                                 summarizer=self.summarizer, contexts=self.contexts,
-                                 working_capacity=self.working.capacity, stages=self.stages,
-                                 clock=self.clock, _database=self._db,
-                                 _shared=self._scope)  # fmt: skip
+        """The view of ``namespace`` on this store: the same object, and working memory, on
+        every call (cached and bounded once per store: :mod:`zenbrain.memory.views`)."""
+        view: MemoryCoordinator = self._scope.views.get(check.check_namespace(namespace), partial(
+            MemoryCoordinator, namespace=namespace, embedder=self.embedder,
+            summarizer=self.summarizer, contexts=self.contexts, clock=self.clock,
+            working_capacity=self.working.capacity, stages=self.stages, _database=self._db,
+            _shared=self._scope))  # fmt: skip
+        return view
 
     def close(self) -> None:
         """Clear working memory and release the database (if this coordinator opened it)."""
@@ -218,13 +237,10 @@ class MemoryCoordinator:
         return find.get(self._scope, id)
 
     def forget(self, id: str, layer: str) -> ForgetResult:
-        """Delete a memory for good, with what consolidation linked to it.
-
-        Forgetting an episode deletes the facts made from it; forgetting such a fact deletes
-        the episodes consolidated into it; either way working-memory copies of that content
-        go too (all listed in ``also_forgotten``). Stand-alone memories with the same content
-        are kept and listed in ``duplicates``. An unknown id gives ``forgotten=False``.
-        """
+        """Delete a memory for good, with what consolidation linked to it: an episode's facts,
+        a fact's episodes, and working-memory copies (all in ``also_forgotten``). Stand-alone
+        memories with the same content are kept (``duplicates``); an unknown id gives
+        ``forgotten=False``."""
         return forget.forget(self._scope, id, layer)
 
     def consolidate(self) -> ConsolidationReport:
@@ -235,8 +251,7 @@ class MemoryCoordinator:
         return consolidation.consolidate(self._scope)
 
     def embed_missing(self, batch_size: int = 64, *, progress: Progress | None = None) -> int:
-        """Embed the memories stored before an embedder was configured; returns how many.
-        ``progress(done, total)`` is called after each batch."""
+        """Embed memories stored without an embedder; returns how many (progress per batch)."""
         check.check_int(batch_size, "batch_size", 1, 10_000)
         if progress is not None and not callable(progress):
             raise InvalidInputError(f"progress must be a callable(done, total), got {progress!r}")
@@ -256,8 +271,7 @@ class MemoryCoordinator:
         return namespaces.namespaces(self._scope, prefix)
 
     def drop_namespace(self) -> int:
-        """Delete all of this namespace (memories, sessions, stage rows); returns the
-        number of memories deleted."""
+        """Delete all of this namespace (memories, sessions, stage rows); returns how many."""
         return namespaces.drop_namespace(self._scope)
 
     def backup(self, path: str | Path) -> Path:
@@ -315,13 +329,9 @@ class MemoryCoordinator:
             return sessions.current_session(self._scope, conn)
 
     def add_interaction(
-        self,
-        role: str,
-        content: str,
-        metadata: Mapping[str, Any] | None = None,
-        *,
+        self, role: str, content: str, metadata: Mapping[str, Any] | None = None, *,
         session_id: str | None = None,
-    ) -> None:
+    ) -> None:  # fmt: skip
         """Append one message to ``session_id``, or to the current session (starting one
         if there is none)."""
         turn = {"role": role, "content": content, "metadata": metadata}
@@ -329,12 +339,9 @@ class MemoryCoordinator:
                                   single=True)  # fmt: skip
 
     def add_interactions(
-        self,
-        turns: Sequence[Mapping[str, Any]],
-        *,
-        session_id: str | None = None,
+        self, turns: Sequence[Mapping[str, Any]], *, session_id: str | None = None,
         remember: bool = False,
-    ) -> list[Interaction]:
+    ) -> list[Interaction]:  # fmt: skip
         """Append turns (dicts of ``role``, ``content`` and optional ``metadata``) in one
         transaction. With ``remember=True`` the turns worth remembering
         (:func:`zenbrain.layers.short_term.worth_remembering`) are also stored as long-term
@@ -467,26 +474,18 @@ class MemoryCoordinator:
         return await asyncio.to_thread(self.start_session, session_id)
 
     async def aadd_interaction(
-        self,
-        role: str,
-        content: str,
-        metadata: Mapping[str, Any] | None = None,
-        *,
+        self, role: str, content: str, metadata: Mapping[str, Any] | None = None, *,
         session_id: str | None = None,
-    ) -> None:
+    ) -> None:  # fmt: skip
         await asyncio.to_thread(self.add_interaction, role, content, metadata,
                                 session_id=session_id)  # fmt: skip
 
     async def aadd_interactions(
-        self,
-        turns: Sequence[Mapping[str, Any]],
-        *,
-        session_id: str | None = None,
+        self, turns: Sequence[Mapping[str, Any]], *, session_id: str | None = None,
         remember: bool = False,
-    ) -> list[Interaction]:
-        return await asyncio.to_thread(
-            self.add_interactions, turns, session_id=session_id, remember=remember
-        )
+    ) -> list[Interaction]:  # fmt: skip
+        return await asyncio.to_thread(self.add_interactions, turns, session_id=session_id,
+                                       remember=remember)  # fmt: skip
 
     async def aconversation(
         self, limit: int | None = None, *, session_id: str | None = None

@@ -18,7 +18,11 @@ def test_all_names_are_importable_and_unique() -> None:
 
 def test_every_public_function_and_class_of_every_module_is_reexported() -> None:
     modules = [m.name for m in pkgutil.iter_modules(algorithms.__path__) if m.name[0] != "_"]
-    assert len(modules) >= 20
+    # The modules a layer or stage uses; the others live in the repository's research/.
+    assert set(modules) == {
+        "bayesian", "emotional", "hebbian", "pagerank", "similarity",
+        "sleep_consolidation", "temporal_routing",
+    }  # fmt: skip
     expected: set[str] = set()
     for module_name in modules:
         module = importlib.import_module(f"zenbrain.algorithms.{module_name}")
@@ -39,20 +43,20 @@ def test_the_package_imports_its_modules_lazily() -> None:
         "    return {m for m in sys.modules if m.startswith('zenbrain.algorithms.')}\n"
         "import zenbrain.algorithms\n"
         "before = loaded()\n"
-        "from zenbrain.algorithms import fiedler_value\n"
+        "from zenbrain.algorithms import top_k_by_pagerank\n"
         "print(' '.join(sorted(before)))\n"
         "print(' '.join(sorted(loaded() - before)))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     before, added = (set(line.split()) for line in done.stdout.splitlines())
-    assert "zenbrain.algorithms.spectral_health" not in before
+    assert "zenbrain.algorithms.pagerank" not in before
     assert len(before) < len(list(pkgutil.iter_modules(algorithms.__path__))) // 2
-    assert added == {"zenbrain.algorithms.spectral_health"}
+    assert added == {"zenbrain.algorithms.pagerank"}
 
 
 def test_unknown_names_raise_attribute_error() -> None:
-    assert "fiedler_value" in dir(algorithms)
+    assert "top_k_by_pagerank" in dir(algorithms)
     try:
         algorithms.no_such_algorithm  # noqa: B018
     except AttributeError as exc:

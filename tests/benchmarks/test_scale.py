@@ -39,7 +39,7 @@ from benchmarks.scale_systems import (
 )
 from zenbrain import MemoryCoordinator
 from zenbrain.providers.base import EmbeddingProvider
-from zenbrain.storage.sqlite_vectors import SqliteVectorIndex
+from zenbrain.storage.sqlite.vectors import SqliteVectorIndex
 from zenbrain.text import tokenize
 
 TINY = RunSettings(batch_size=64, single_stores=8, queries=12, warmup=2, progress=False)

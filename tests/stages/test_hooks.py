@@ -7,10 +7,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from sqlalchemy import Connection
-
 from zenbrain import MemoryCoordinator
-from zenbrain.stages import CrossContextStage, RecallRequest, Stage, StageScope, StoredMemory
+from zenbrain.stages import (
+    CrossContextStage,
+    RecallRequest,
+    Stage,
+    StageConnection,
+    StageScope,
+    StoredMemory,
+)
 from zenbrain.types import RecallResult
 
 
@@ -27,14 +32,14 @@ class Recorder(Stage):
         self.namespaces: set[str] = set()
 
     def after_store(
-        self, conn: Connection, scope: StageScope, stored: Sequence[StoredMemory]
+        self, conn: StageConnection, scope: StageScope, stored: Sequence[StoredMemory]
     ) -> None:
         self.namespaces.add(scope.namespace)
         self.stored.extend(stored)
 
     def rerank(
         self,
-        conn: Connection,
+        conn: StageConnection,
         scope: StageScope,
         request: RecallRequest,
         results: list[RecallResult],
@@ -45,14 +50,14 @@ class Recorder(Stage):
 
     def after_recall(
         self,
-        conn: Connection,
+        conn: StageConnection,
         scope: StageScope,
         request: RecallRequest,
         results: Sequence[RecallResult],
     ) -> None:
         self.recalled.append([r.id for r in results])
 
-    def consolidate(self, conn: Connection, scope: StageScope, now: datetime) -> int:
+    def consolidate(self, conn: StageConnection, scope: StageScope, now: datetime) -> int:
         return 3
 
 

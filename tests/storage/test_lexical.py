@@ -84,7 +84,8 @@ def test_statistics_follow_adds_and_removes(store_location: str, insert_memories
             db.lexical.remove(conn, [1])
         with db.read() as conn:
             after = db.lexical.statistics(conn, "ns", ["episodic"], ["alpha", "beta"], None)
-            assert db.lexical.document_count(conn, "ns", "episodic", None) == 1
+            [counted] = db.lexical.statistics(conn, "ns", ["episodic"], [], None).values()
+            assert counted.documents == 1
         assert after["episodic"].documents == 1
         assert after["episodic"].average_length == pytest.approx(1.0)
         assert dict(after["episodic"].frequencies) == {"alpha": 0, "beta": 1}

@@ -171,7 +171,50 @@ def test_postgres_document_counts_are_backfilled(postgres_url: str) -> None:
             )
             assert counts == {"semantic": 6, "episodic": 1, "procedural": 1, "core": 1}
             lexical = memory.database.lexical
-            assert lexical.document_count(conn, "tenant-b", "semantic", None) == 1
+            [counted] = lexical.statistics(conn, "tenant-b", ["semantic"], [], None).values()
+            assert counted.documents == 1
+
+
+def _columns(memory: MemoryCoordinator, table: str) -> set[str]:
+    with memory.database.read() as conn:
+        return set(conn.execute(text(f"SELECT * FROM {table} LIMIT 0")).keys())
+
+
+def test_a_version_5_store_gets_its_lexical_columns_from_version_6(store_location: str) -> None:
+    """The columns the lexical indexes once added on every open come from migration steps."""
+    with MemoryCoordinator(store_location) as memory:
+        memory.store("Penguins huddle together in the Antarctic winter", layer="semantic")
+        postgres = memory.database.dialect == "postgresql"
+        with memory.database.write() as conn:  # back to what a version-5 store could lack
+            if postgres:
+                conn.execute(text("DROP INDEX zb_lexical_changed"))
+                conn.execute(text("ALTER TABLE zb_lexical DROP COLUMN changed"))
+                conn.execute(text("ALTER TABLE zb_lexical_counts DROP COLUMN length"))
+            else:
+                conn.execute(text("ALTER TABLE zb_lexical_lengths DROP COLUMN changes"))
+            conn.execute(text("DELETE FROM zb_migrations WHERE version = 6"))
+            conn.execute(text("UPDATE zb_meta SET value = '5' WHERE key = 'schema_version'"))
+    with MemoryCoordinator(store_location) as memory:
+        step = "postgres_lexical_columns" if postgres else "sqlite_lexical_changes"
+        assert _steps(memory)[step] == 6
+        assert _meta(memory, "schema_version") == str(SCHEMA_VERSION)
+        if postgres:
+            assert "changed" in _columns(memory, "zb_lexical")
+            assert "zb_lexical_changed" in {
+                index["name"] for index in inspect_indexes(memory, "zb_lexical")
+            }
+            with memory.database.read() as conn:
+                length = conn.execute(text("SELECT sum(length) FROM zb_lexical_counts")).scalar()
+            assert length == 5  # penguin huddl togeth antarct winter: filled from the index
+        else:
+            assert "changes" in _columns(memory, "zb_lexical_lengths")
+        memory.store("Penguins dive for krill", layer="semantic")
+        assert len(memory.recall("penguins", layers=["semantic"], limit=10)) == 2
+
+
+def inspect_indexes(memory: MemoryCoordinator, table: str) -> list[dict[str, object]]:
+    with memory.database.read() as conn:
+        return list(inspect(conn).get_indexes(table))  # type: ignore[arg-type]
 
 
 def test_a_garbled_schema_version_is_refused_clearly(store_location: str) -> None:
@@ -205,7 +248,8 @@ def test_a_changed_text_version_rebuilds_the_lexical_index(store_location: str) 
             assert len(found) == 1
             assert lexical.candidates(conn, "default", "procedural", ["valv"], None, 10)
             assert lexical.candidates(conn, "default", "core", ["persona"], None, 10)
-            assert lexical.document_count(conn, "default", "semantic", None) == 1
+            [counted] = lexical.statistics(conn, "default", ["semantic"], [], None).values()
+            assert counted.documents == 1
 
 
 def test_a_failing_step_rolls_back_alone_and_runs_on_the_next_open(

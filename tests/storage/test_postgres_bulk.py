@@ -16,8 +16,8 @@ from sqlalchemy import event, text
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError, StorageError
 from zenbrain.providers import HashingEmbedder
-from zenbrain.storage.pgvector_indexes import LAYER_INDEXES
-from zenbrain.storage.postgres import COPY_MIN_ROWS
+from zenbrain.storage.postgres.hnsw import LAYER_INDEXES
+from zenbrain.storage.postgres.vectors import COPY_MIN_ROWS
 from zenbrain.testing.postgres import fresh_database
 
 pytestmark = pytest.mark.postgres

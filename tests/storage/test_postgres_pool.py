@@ -10,7 +10,7 @@ from sqlalchemy.pool import QueuePool
 
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
-from zenbrain.storage.postgres import POOL_DEFAULTS
+from zenbrain.storage.postgres.engine import POOL_DEFAULTS
 from zenbrain.testing.postgres import fresh_database
 
 pytestmark = pytest.mark.postgres

@@ -26,13 +26,14 @@ from hypothesis import strategies as st
 from zenbrain import MemoryCoordinator
 from zenbrain.providers import HashingEmbedder
 from zenbrain.ranking import K1, B
-from zenbrain.storage import held_postings, postgres_lexical
-from zenbrain.storage import sqlite as sqlite_index
 from zenbrain.storage.database import Database, resolve_location
 from zenbrain.storage.indexes import IndexedText
 from zenbrain.storage.migrations import rebuild_lexical_index
-from zenbrain.storage.postings import ScopePostings
-from zenbrain.storage.scopes import scope_tokens
+from zenbrain.storage.postgres import lexical as postgres_lexical
+from zenbrain.storage.postings import held as held_postings
+from zenbrain.storage.postings.scope import ScopePostings
+from zenbrain.storage.postings.scopes import scope_tokens
+from zenbrain.storage.sqlite import lexical as sqlite_index
 from zenbrain.testing.postgres import fresh_database
 from zenbrain.text import tokenize
 

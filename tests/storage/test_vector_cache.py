@@ -14,17 +14,17 @@ from sqlalchemy import select
 
 from zenbrain import MemoryCoordinator
 from zenbrain.providers import HashingEmbedder
-from zenbrain.storage import sqlite_vectors as sv
-from zenbrain.storage import vector_prefilter as vp
 from zenbrain.storage.schema import vectors
-from zenbrain.storage.sqlite_vectors import SqliteVectorIndex
-from zenbrain.storage.vector_prefilter import (
+from zenbrain.storage.sqlite import prefilter as vp
+from zenbrain.storage.sqlite import vectors as sv
+from zenbrain.storage.sqlite.prefilter import (
     SIGN_CANDIDATES_SHARE,
     int8_candidates,
     prefilter_candidates,
     quantize_int8,
     sign_codes,
 )
+from zenbrain.storage.sqlite.vectors import SqliteVectorIndex
 
 
 def ids(memory: MemoryCoordinator, query: str) -> list[str]:

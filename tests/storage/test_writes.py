@@ -17,7 +17,7 @@ from zenbrain import MemoryCoordinator
 from zenbrain.storage.database import Database, resolve_location
 from zenbrain.storage.records import content_hash
 from zenbrain.storage.schema import entities, facts, memories
-from zenbrain.storage.sqlite import PAGE_CACHE_KIB
+from zenbrain.storage.sqlite.engine import PAGE_CACHE_KIB
 from zenbrain.storage.writes import insert_many
 from zenbrain.testing.postgres import fresh_database
 
@@ -222,7 +222,7 @@ def test_sqlite_index_rows_hold_the_scope_context_and_terms_in_order(
     tmp_path: Path, insert_memories: Any
 ) -> None:
     from zenbrain.storage.indexes import IndexedText
-    from zenbrain.storage.scopes import scope_tokens
+    from zenbrain.storage.postings.scopes import scope_tokens
 
     rows = [
         IndexedText(1, "ns", "semantic", None, ["kiel", "harbour", "kiel"]),
@@ -266,3 +266,33 @@ def test_memory_ids_are_uuid7_ordered_by_time_and_unique(
     with MemoryCoordinator(str(tmp_path / "ids.db")) as memory:
         stored = memory.store_many(["first fact", "second fact"])
         assert all(uuid.UUID(i).version == 7 for i in stored)
+
+
+def test_storage_writes_the_review_card_the_store_pipeline_decided(store_location: str) -> None:
+    """FSRS policy is the pipeline's (a first card per creation time); storage writes it as
+    given, and refuses a fact that arrives without one."""
+    from zenbrain.layers.semantic import first_schedule
+    from zenbrain.memory.store import schedule_facts
+    from zenbrain.storage.records import NewMemory
+    from zenbrain.storage.repository import Repository
+
+    when = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+    with MemoryCoordinator(store_location) as memory:
+        memory.store("Otters hold hands while they sleep", layer="semantic", created_at=when)
+        with memory.database.read() as conn:
+            [(card, due)] = conn.execute(select(facts.c.card, facts.c.due)).all()
+        assert card == first_schedule(when)
+        assert due.replace(tzinfo=UTC) == datetime.fromisoformat(card["due"])
+        given = {**first_schedule(when), "stability": 42.0}
+        fact = NewMemory(content="Given its own card", layer="semantic", created_at=when)
+        fact.schedule = given
+        schedule_facts([fact], when)  # a card already decided is kept
+        repo = Repository(memory.database, "default")
+        with memory.database.write() as conn:
+            [pk] = repo.insert(conn, [fact], when)
+        with memory.database.read() as conn:
+            written = conn.execute(select(facts.c.card).where(facts.c.memory_pk == pk)).scalar()
+        assert written == given
+        bare = NewMemory(content="No card", layer="semantic", created_at=when)
+        with pytest.raises(ValueError, match="first review card"), memory.database.write() as c:
+            repo.insert(c, [bare], when)

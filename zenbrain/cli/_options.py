@@ -24,8 +24,8 @@ from zenbrain.config import (
 from zenbrain.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from zenbrain.coordinator import MemoryCoordinator
-    from zenbrain.providers.base import EmbeddingProvider
+    from zenbrain import MemoryCoordinator
+    from zenbrain.providers import EmbeddingProvider
 
 __all__ = [
     "EXIT_NOT_FOUND",
@@ -140,7 +140,7 @@ def open_memory(*, write: bool = False, embed: bool = False) -> Iterator[MemoryC
     spec = options.embedder if options.embedder is not None else os.environ.get(EMBEDDER_ENV)
     spec = (spec or "").strip() or None
     contexts = resolve_contexts()  # ZENBRAIN_CONTEXTS, as the MCP server reads it
-    from zenbrain.coordinator import MemoryCoordinator
+    from zenbrain import MemoryCoordinator
 
     def opened(embedder: EmbeddingProvider | None) -> MemoryCoordinator:
         return MemoryCoordinator(
@@ -153,7 +153,7 @@ def open_memory(*, write: bool = False, embed: bool = False) -> Iterator[MemoryC
     memory = opened(resolve_embedder(spec) if embed and spec else None)
     if embed and spec is None:
         try:
-            inferred = needs_embedder(None, memory.database.get_meta("embedding_model"))
+            inferred = needs_embedder(None, memory.embedding_model)
         except BaseException:
             memory.close()
             raise

@@ -322,7 +322,7 @@ def backup(destination: str, force: bool) -> int:
             f"the folder {target.parent} does not exist: create it first (mkdir -p {target.parent})"
         )
     with open_memory() as memory:
-        if memory.database.dialect == "sqlite" and memory.database.path is None:
+        if memory.location is None:
             raise InvalidInputError("an in-memory store ends with the command: nothing to keep")
         written = memory.backup(target)
     size = written.stat().st_size

@@ -14,7 +14,11 @@ and in :mod:`zenbrain.stages`.
 - :mod:`~zenbrain.layers.cross_context`: entity names and when two of them are the same thing.
 - :mod:`~zenbrain.layers.routing`: which layer ``store()`` picks when none is named.
 
-The layer names themselves are :data:`zenbrain.types.ALL_LAYERS`.
+The layer names themselves are :data:`zenbrain.types.ALL_LAYERS`. Public here: which chat
+turns are worth remembering (:func:`worth_remembering`, for the integrations); the rest is
+internal.
 """
 
-__all__: list[str] = []
+from zenbrain.layers.short_term import worth_remembering
+
+__all__ = ["worth_remembering"]

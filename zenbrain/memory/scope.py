@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import Connection
 
@@ -14,9 +15,16 @@ from zenbrain.errors import InvalidInputError
 from zenbrain.layers.working import WorkingMemory
 from zenbrain.memory.embedding import Embedding
 from zenbrain.memory.results import to_result
+from zenbrain.memory.views import NamespaceViews
 from zenbrain.providers.base import EmbeddingProvider, Summarizer
 from zenbrain.stages import default_stages
-from zenbrain.stages.base import Stage, StageScope, StoredMemory
+from zenbrain.stages.base import (
+    Stage,
+    StageConnection,
+    StageScope,
+    StoredMemory,
+    raw_connection,
+)
 from zenbrain.storage.repository import Repository
 from zenbrain.types import RecallResult
 
@@ -107,6 +115,8 @@ class MemoryScope:
     summarizer: Summarizer | None = None
     #: The coordinator's own current session (None until known).
     session_id: str | None = None
+    #: The store's namespace views (coordinators), shared by the opener and every view.
+    views: NamespaceViews[Any] = field(default_factory=NamespaceViews)
 
     @property
     def namespace(self) -> str:
@@ -123,14 +133,22 @@ class MemoryScope:
 
     # ------------------------------------------------------------------ stages
     def stage_scope(self) -> StageScope:
-        database = self.repo.database
-        return StageScope(self.namespace, self.contexts, database, self.load_results, self.now)
+        return StageScope(
+            self.namespace, self.contexts, self.lexical_candidates, self.load_results, self.now
+        )
+
+    def lexical_candidates(
+        self, conn: StageConnection, layer: str, terms: Sequence[str], limit: int
+    ) -> list[int]:
+        """Keys of this namespace's memories in ``layer`` holding any of ``terms``, by BM25."""
+        lexical = self.repo.database.lexical
+        return lexical.candidates(raw_connection(conn), self.namespace, layer, terms, None, limit)
 
     def load_results(
-        self, conn: Connection, scores: Mapping[int, float]
+        self, conn: StageConnection, scores: Mapping[int, float]
     ) -> dict[int, RecallResult]:
         """Recall results (with the given scores) for memory pks of this namespace."""
-        rows = self.repo.rows_by_pk(conn, list(scores))
+        rows = self.repo.rows_by_pk(raw_connection(conn), list(scores))
         return {pk: to_result(row, scores[pk]) for pk, row in rows.items()}
 
     def after_store(self, conn: Connection, stored: Sequence[StoredMemory]) -> None:

@@ -14,7 +14,7 @@ from zenbrain.algorithms.emotional import weight_folded
 from zenbrain.errors import InvalidInputError
 from zenbrain.layers.core import derive_label
 from zenbrain.layers.routing import extract_steps, route
-from zenbrain.layers.semantic import DEFAULT_FACT_CONFIDENCE
+from zenbrain.layers.semantic import DEFAULT_FACT_CONFIDENCE, first_schedule
 from zenbrain.memory.collector import collector_paused
 from zenbrain.memory.embedding import Progress
 from zenbrain.memory.scope import MemoryScope
@@ -28,6 +28,7 @@ __all__ = [
     "prepare",
     "prepare_items",
     "remember_in_working",
+    "schedule_facts",
     "store",
     "store_many",
     "write",
@@ -165,10 +166,22 @@ def write(
             stored.append(_stored(pk, ids[position], item, now))
             continue
         fresh.append(item)
+    schedule_facts(fresh, now)
     pks = repo.insert(conn, fresh, now)
     stored.extend(_stored(pk, item.id, item, now) for pk, item in zip(pks, fresh, strict=True))
     scope.after_store(conn, stored)
     return ids
+
+
+def schedule_facts(batch: Sequence[NewMemory], now: datetime) -> None:
+    """Give each new fact its first review card (FSRS: learned, rated Good, when stored)."""
+    cards: dict[datetime, dict[str, Any]] = {}  # a batch shares one creation time
+    for item in batch:
+        if item.layer == "semantic" and item.schedule is None:
+            created = item.created_at or now
+            if created not in cards:
+                cards[created] = first_schedule(created)
+            item.schedule = cards[created]
 
 
 def _stored(pk: int, memory_id: str, item: NewMemory, now: datetime) -> StoredMemory:

@@ -24,9 +24,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import Connection
-
-from zenbrain.stages.base import RecallRequest, Stage, StageScope, StoredMemory
+from zenbrain.stages.base import (
+    RecallRequest,
+    Stage,
+    StageConnection,
+    StageScope,
+    StoredMemory,
+)
 from zenbrain.stages.confidence import ConfidenceStage
 from zenbrain.stages.cross_context import CrossContextStage, MergeCandidate
 from zenbrain.stages.memory_graph import MemoryGraphStage
@@ -42,6 +46,7 @@ __all__ = [
     "RecallRequest",
     "SleepReplayStage",
     "Stage",
+    "StageConnection",
     "StageScope",
     "StoredMemory",
     "TemporalStage",
@@ -68,7 +73,7 @@ def default_stages() -> tuple[Stage, ...]:
     return (CrossContextStage(),)
 
 
-def forget_stage_rows(conn: Connection, namespace: str, memory_pks: Sequence[int]) -> None:
+def forget_stage_rows(conn: StageConnection, namespace: str, memory_pks: Sequence[int]) -> None:
     """Delete what any stage stored about ``memory_pks`` (memories of ``namespace`` being
     deleted), whether or not the stage is configured now."""
     pks = list(memory_pks)
@@ -77,7 +82,7 @@ def forget_stage_rows(conn: Connection, namespace: str, memory_pks: Sequence[int
             stage_type.forget(conn, namespace, pks)
 
 
-def drop_stage_rows(conn: Connection, namespace: str) -> None:
+def drop_stage_rows(conn: StageConnection, namespace: str) -> None:
     """Delete everything any stage stored in ``namespace``."""
     for stage_type in STAGE_TYPES.values():
         stage_type.drop_namespace(conn, namespace)

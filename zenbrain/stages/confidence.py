@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from sqlalchemy import Connection, delete, or_, select, update
+from sqlalchemy import delete, or_, select, update
 
 from zenbrain._validation import check_int, check_positive_fraction
 from zenbrain.algorithms.bayesian import Relation, propagate_confidence
@@ -32,6 +32,7 @@ from zenbrain.layers.semantic import (
 from zenbrain.stages.base import (
     RecallRequest,
     Stage,
+    StageConnection,
     StageScope,
     StoredMemory,
     pks_of,
@@ -53,6 +54,7 @@ class ConfidenceStage(Stage):
 
     name = "confidence"
     tables = (fact_relations, fact_priors)
+    core_updates = (memories,)  # the propagated confidence
 
     def __init__(
         self,
@@ -76,7 +78,7 @@ class ConfidenceStage(Stage):
 
     # ------------------------------------------------------------------ store
     def after_store(
-        self, conn: Connection, scope: StageScope, stored: Sequence[StoredMemory]
+        self, conn: StageConnection, scope: StageScope, stored: Sequence[StoredMemory]
     ) -> None:
         touched: set[int] = set()
         now = to_db(scope.now())
@@ -88,9 +90,7 @@ class ConfidenceStage(Stage):
                 continue
             candidate_pks = [
                 pk
-                for pk in scope.database.lexical.candidates(
-                    conn, scope.namespace, "semantic", terms, None, self.candidates + 1
-                )
+                for pk in scope.candidates(conn, "semantic", terms, self.candidates + 1)
                 if pk != memory.pk
             ][: self.candidates]
             if not candidate_pks:
@@ -128,7 +128,7 @@ class ConfidenceStage(Stage):
         if touched:
             self._propagate(conn, scope.namespace, touched)
 
-    def _propagate(self, conn: Connection, namespace: str, start: set[int]) -> None:
+    def _propagate(self, conn: StageConnection, namespace: str, start: set[int]) -> None:
         component = set(start)
         frontier = set(start)
         edges: dict[tuple[int, int, str], float] = {}
@@ -195,7 +195,7 @@ class ConfidenceStage(Stage):
 
     # ------------------------------------------------------------------ clean-up
     @classmethod
-    def forget(cls, conn: Connection, namespace: str, memory_pks: Sequence[int]) -> None:
+    def forget(cls, conn: StageConnection, namespace: str, memory_pks: Sequence[int]) -> None:
         pks = list(memory_pks)
         if not pks:
             return
@@ -214,7 +214,7 @@ class ConfidenceStage(Stage):
     # ------------------------------------------------------------------ recall
     def rerank(
         self,
-        conn: Connection,
+        conn: StageConnection,
         scope: StageScope,
         request: RecallRequest,
         results: list[RecallResult],

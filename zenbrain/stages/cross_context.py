@@ -38,14 +38,15 @@ from zenbrain.layers.cross_context import (
 from zenbrain.stages.base import (
     RecallRequest,
     Stage,
+    StageConnection,
     StageScope,
     StoredMemory,
+    insert_rows,
     upsert,
     with_metadata,
 )
 from zenbrain.storage.schema import entities, entity_links, entity_mentions, memories
 from zenbrain.storage.timestamps import to_db
-from zenbrain.storage.writes import insert_many
 from zenbrain.types import SEARCHED_LAYERS, RecallResult
 
 __all__ = ["CrossContextStage", "MergeCandidate", "merge_candidates"]
@@ -97,7 +98,7 @@ class CrossContextStage(Stage):
 
     # ------------------------------------------------------------------ store
     def after_store(
-        self, conn: Connection, scope: StageScope, stored: Sequence[StoredMemory]
+        self, conn: StageConnection, scope: StageScope, stored: Sequence[StoredMemory]
     ) -> None:
         # Only a core block is written again (new content for its label): every other
         # stored memory has a fresh pk (keys are never reused), hence no mentions yet.
@@ -127,7 +128,7 @@ class CrossContextStage(Stage):
                     fresh.setdefault((entity.key, context), entity.name)
             if fresh:
                 now = to_db(scope.now())
-                insert_many(
+                insert_rows(
                     conn,
                     entities,
                     [
@@ -146,7 +147,7 @@ class CrossContextStage(Stage):
                 for key, context in fresh:
                     if context in scope.contexts:
                         self._link(conn, scope, known[key, context], key, context)
-            insert_many(
+            insert_rows(
                 conn,
                 entity_mentions,
                 [
@@ -160,7 +161,7 @@ class CrossContextStage(Stage):
 
     @staticmethod
     def _entity_pks(
-        conn: Connection, scope: StageScope, keys: set[str]
+        conn: StageConnection, scope: StageScope, keys: set[str]
     ) -> dict[tuple[str, str], int]:
         wanted = sorted(keys)
         found: dict[tuple[str, str], int] = {}
@@ -174,7 +175,7 @@ class CrossContextStage(Stage):
 
     def _link(
         self,
-        conn: Connection,
+        conn: StageConnection,
         scope: StageScope,
         entity_pk: int,
         key: str,
@@ -211,7 +212,7 @@ class CrossContextStage(Stage):
 
     # ------------------------------------------------------------------ clean-up
     @classmethod
-    def forget(cls, conn: Connection, namespace: str, memory_pks: Sequence[int]) -> None:
+    def forget(cls, conn: StageConnection, namespace: str, memory_pks: Sequence[int]) -> None:
         """Remove the mentions of the memories; entities no memory mentions any more go,
         so a forgotten name does not linger."""
         if not memory_pks:
@@ -236,7 +237,7 @@ class CrossContextStage(Stage):
             _delete_orphan_entities(conn, namespace, list(set(mentioned)))
 
     @classmethod
-    def counts(cls, conn: Connection, namespace: str) -> dict[str, int]:
+    def counts(cls, conn: StageConnection, namespace: str) -> dict[str, int]:
         """The layer's size in ``namespace``, as ``health()`` reports it."""
         entity_count = conn.execute(
             select(func.count()).select_from(entities).where(entities.c.namespace == namespace)
@@ -249,7 +250,7 @@ class CrossContextStage(Stage):
         return {"entities": int(entity_count), "links": int(link_count)}
 
     @classmethod
-    def drop_namespace(cls, conn: Connection, namespace: str) -> None:
+    def drop_namespace(cls, conn: StageConnection, namespace: str) -> None:
         in_namespace = select(entities.c.pk).where(entities.c.namespace == namespace)
         conn.execute(delete(entity_mentions).where(entity_mentions.c.entity_pk.in_(in_namespace)))
         conn.execute(delete(entity_links).where(entity_links.c.namespace == namespace))
@@ -258,7 +259,7 @@ class CrossContextStage(Stage):
     # ------------------------------------------------------------------ recall
     def rerank(
         self,
-        conn: Connection,
+        conn: StageConnection,
         scope: StageScope,
         request: RecallRequest,
         results: list[RecallResult],
@@ -362,7 +363,9 @@ class CrossContextStage(Stage):
         return merged
 
 
-def _delete_orphan_entities(conn: Connection, namespace: str, entity_pks: Sequence[int]) -> int:
+def _delete_orphan_entities(
+    conn: StageConnection, namespace: str, entity_pks: Sequence[int]
+) -> int:
     """Delete those of ``entity_pks`` (in ``namespace``) that no memory mentions any more,
     with their links; returns how many went."""
     if not entity_pks:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Final
 
-from sqlalchemy import Connection, delete, or_, select, update
+from sqlalchemy import delete, or_, select, update
 
 from zenbrain._validation import check_int, check_positive_fraction
 from zenbrain.algorithms.hebbian import NEUTRAL_WEIGHT, decay, strengthen
@@ -30,6 +30,7 @@ from zenbrain.algorithms.pagerank import personalized_pagerank, undirected_to_di
 from zenbrain.stages.base import (
     RecallRequest,
     Stage,
+    StageConnection,
     StageScope,
     pks_of,
     upsert,
@@ -68,7 +69,7 @@ class MemoryGraphStage(Stage):
     # ------------------------------------------------------------------ learning
     def after_recall(
         self,
-        conn: Connection,
+        conn: StageConnection,
         scope: StageScope,
         request: RecallRequest,
         results: Sequence[RecallResult],
@@ -111,7 +112,7 @@ class MemoryGraphStage(Stage):
 
     # ------------------------------------------------------------------ clean-up
     @classmethod
-    def forget(cls, conn: Connection, namespace: str, memory_pks: Sequence[int]) -> None:
+    def forget(cls, conn: StageConnection, namespace: str, memory_pks: Sequence[int]) -> None:
         pks = list(memory_pks)
         if pks:
             conn.execute(
@@ -123,7 +124,7 @@ class MemoryGraphStage(Stage):
 
     # ------------------------------------------------------------------ spreading
     def _neighbourhood(
-        self, conn: Connection, namespace: str, seeds: set[int]
+        self, conn: StageConnection, namespace: str, seeds: set[int]
     ) -> list[tuple[int, int, float]]:
         edges: dict[tuple[int, int], float] = {}
         frontier = set(seeds)
@@ -153,7 +154,7 @@ class MemoryGraphStage(Stage):
 
     def rerank(
         self,
-        conn: Connection,
+        conn: StageConnection,
         scope: StageScope,
         request: RecallRequest,
         results: list[RecallResult],
@@ -192,7 +193,7 @@ class MemoryGraphStage(Stage):
         return merged
 
     # ------------------------------------------------------------------ forgetting
-    def consolidate(self, conn: Connection, scope: StageScope, now: datetime) -> int:
+    def consolidate(self, conn: StageConnection, scope: StageScope, now: datetime) -> int:
         moment = to_db(now)
         rows = conn.execute(
             select(

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
-from sqlalchemy import Connection, delete, select, update
+from sqlalchemy import delete, select, update
 
 from zenbrain._validation import check_duration, check_int
 from zenbrain.algorithms.sleep_consolidation import (
@@ -28,7 +28,7 @@ from zenbrain.algorithms.sleep_consolidation import (
     select_for_replay,
 )
 from zenbrain.layers.semantic import after_replay
-from zenbrain.stages.base import Stage, StageScope, upsert
+from zenbrain.stages.base import Stage, StageConnection, StageScope, upsert
 from zenbrain.storage.schema import fact_replays, facts, memories
 from zenbrain.storage.timestamps import to_db
 
@@ -46,6 +46,7 @@ class SleepReplayStage(Stage):
 
     name = "replay"
     tables = (fact_replays,)
+    core_updates = (facts,)  # the replayed fact's review card
 
     def __init__(
         self,
@@ -64,7 +65,7 @@ class SleepReplayStage(Stage):
             f"pool={self.pool})"
         )
 
-    def consolidate(self, conn: Connection, scope: StageScope, now: datetime) -> int:
+    def consolidate(self, conn: StageConnection, scope: StageScope, now: datetime) -> int:
         cutoff = to_db(now - self.min_interval)
         rows = conn.execute(
             select(
@@ -127,7 +128,7 @@ class SleepReplayStage(Stage):
 
     # ------------------------------------------------------------------ clean-up
     @classmethod
-    def forget(cls, conn: Connection, namespace: str, memory_pks: Sequence[int]) -> None:
+    def forget(cls, conn: StageConnection, namespace: str, memory_pks: Sequence[int]) -> None:
         if memory_pks:
             conn.execute(
                 delete(fact_replays).where(

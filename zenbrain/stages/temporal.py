@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from sqlalchemy import Connection, select
+from sqlalchemy import select
 
 from zenbrain._validation import check_int, check_positive_fraction
 from zenbrain.algorithms.temporal_routing import (
@@ -33,7 +33,14 @@ from zenbrain.algorithms.temporal_routing import (
     relative_direction,
 )
 from zenbrain.ranking import lexical_score
-from zenbrain.stages.base import RecallRequest, Stage, StageScope, pks_of, with_metadata
+from zenbrain.stages.base import (
+    RecallRequest,
+    Stage,
+    StageConnection,
+    StageScope,
+    pks_of,
+    with_metadata,
+)
 from zenbrain.storage.schema import memories
 from zenbrain.storage.timestamps import to_db
 from zenbrain.text import content_tokens, tokenize
@@ -62,7 +69,7 @@ class TemporalStage(Stage):
 
     def rerank(
         self,
-        conn: Connection,
+        conn: StageConnection,
         scope: StageScope,
         request: RecallRequest,
         results: list[RecallResult],
@@ -97,7 +104,7 @@ class TemporalStage(Stage):
 
     def _around_anchor(
         self,
-        conn: Connection,
+        conn: StageConnection,
         scope: StageScope,
         request: RecallRequest,
         results: list[RecallResult],

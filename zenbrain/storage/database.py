@@ -91,7 +91,7 @@ def storage_error(exc: BaseException, action: str, where: str) -> ZenbrainError:
     message = _driver_message(exc)
     lowered = message.lower()
     if any(marker in lowered for marker in _LOCKED):
-        from zenbrain.storage.sqlite import BUSY_TIMEOUT_MS
+        from zenbrain.storage.sqlite.engine import BUSY_TIMEOUT_MS
 
         return StorageError(
             f"{action} the zenbrain database at {where} failed: another process held its "
@@ -134,13 +134,13 @@ class Database:
             )
         if url.startswith("sqlite"):
             self.engine = self._sqlite_engine(url, path, key)
-            from zenbrain.storage.sqlite import SqliteLexicalIndex
-            from zenbrain.storage.sqlite_vectors import SqliteVectorIndex
+            from zenbrain.storage.sqlite.lexical import SqliteLexicalIndex
+            from zenbrain.storage.sqlite.vectors import SqliteVectorIndex
 
             self.lexical: LexicalIndex = SqliteLexicalIndex()
             self.vectors: VectorIndex = SqliteVectorIndex()
         elif url.startswith("postgresql"):
-            from zenbrain.storage.postgres import open_postgres
+            from zenbrain.storage.postgres.engine import open_postgres
 
             self.engine, self.lexical, self.vectors = open_postgres(url)
         else:
@@ -169,7 +169,7 @@ class Database:
     @staticmethod
     def _sqlite_engine(url: str, path: Path | None, key: str | None) -> Engine:
         from zenbrain.storage import encryption
-        from zenbrain.storage.sqlite import BUSY_TIMEOUT_MS, configure_sqlite_engine
+        from zenbrain.storage.sqlite.engine import BUSY_TIMEOUT_MS, configure_sqlite_engine
 
         if path is None:
             # One shared connection, or each thread would get its own empty in-memory database.
@@ -258,7 +258,7 @@ class Database:
         self.lexical.evict(namespace)
         self.vectors.evict(namespace)
         if self.dialect == "sqlite" and self.path is not None:
-            from zenbrain.storage.sqlite import truncate_wal
+            from zenbrain.storage.sqlite.engine import truncate_wal
 
             try:
                 truncate_wal(self.engine)

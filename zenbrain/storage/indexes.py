@@ -1,7 +1,7 @@
 """The two search indexes a back end provides, as protocols.
 
 A back end pairs the shared tables of :mod:`zenbrain.storage.schema` with a lexical index
-(candidates by word, document frequencies for IDF) and a vector index (nearest neighbours by
+(candidates by word, BM25's statistics) and a vector index (nearest neighbours by
 cosine). Both are scoped by namespace and layer, and optionally by context, so no search ever
 sees another namespace's rows.
 """
@@ -70,6 +70,9 @@ class ScopeStatistics:
 
 
 class LexicalIndex(Protocol):
+    """Words: a back end installs its tables, adds and removes memories, and answers
+    candidates, each candidate's terms in order, and BM25's statistics per scope."""
+
     def install(self, conn: Connection) -> None: ...
 
     def evict(self, namespace: str) -> None:
@@ -90,8 +93,9 @@ class LexicalIndex(Protocol):
         limit: int,
     ) -> list[int]:
         """Primary keys of rows containing any of ``terms``, best first by the back end's
-        own relevance (BM25 or similar), at most ``limit``."""
-        ...
+        own relevance (BM25 or similar), at most ``limit``: one layer of
+        :meth:`candidates_by_layer`, which a back end provides (this it inherits)."""
+        return self.candidates_by_layer(conn, namespace, {layer: terms}, context, limit)[layer]
 
     def candidates_by_layer(
         self,
@@ -114,23 +118,6 @@ class LexicalIndex(Protocol):
         a ranking need not read and tokenize the text again; None from a back end that
         keeps no order. ``pks_by_layer``: the memories of ``namespace`` asked for, by
         layer; one not found there is left out."""
-        ...
-
-    def document_frequencies(
-        self,
-        conn: Connection,
-        namespace: str,
-        layer: str,
-        terms: Sequence[str],
-        context: str | None,
-    ) -> dict[str, int]:
-        """For each term, how many memories of the scope contain it."""
-        ...
-
-    def document_count(
-        self, conn: Connection, namespace: str, layer: str, context: str | None
-    ) -> int:
-        """How many memories the scope holds (the N of inverse document frequency)."""
         ...
 
     def statistics(

@@ -129,8 +129,14 @@ def add_column(conn: Connection, table: str, column_sql: str) -> None:
     """``ALTER TABLE table ADD COLUMN column_sql`` unless the column exists already
     (``column_sql`` starts with the column's name)."""
     name = column_sql.split()[0]
-    if name not in {c["name"] for c in inspect(conn).get_columns(table)}:
+    if not _has_column(conn, table, name):
         conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {column_sql}")
+
+
+def _has_column(conn: Connection, table: str, column: str) -> bool:
+    # The result's keys, not the inspector: it warns on types it does not know (xid8).
+    names = conn.exec_driver_sql(f"SELECT * FROM {table} LIMIT 0").keys()
+    return column in names
 
 
 def _initial_schema(db: Database, conn: Connection) -> None:
@@ -159,6 +165,7 @@ def _postgres_ordered_terms(db: Database, conn: Connection) -> None:
     per-term counts it searched with before are dropped (the postings count terms now)."""
     if db.dialect != "postgresql":
         return
+    _postgres_lexical_columns(db, conn)  # indexing writes them: a later step, run early
     conn.exec_driver_sql("DROP TABLE IF EXISTS zb_lexical_terms_df")
     rebuild_lexical_index(db, conn)
 
@@ -191,6 +198,7 @@ def _sqlite_plain_terms(db: Database, conn: Connection) -> None:
     index every memory again."""
     if db.dialect != "sqlite":
         return
+    _sqlite_lexical_changes(db, conn)  # indexing counts changes: a later step, run early
     conn.exec_driver_sql("DROP TABLE IF EXISTS zb_fts")
     rebuild_lexical_index(db, conn)
 
@@ -213,6 +221,47 @@ def _record_text_version(db: Database, conn: Connection) -> None:
         _set_meta(conn, "text_version", "1")
 
 
+def _sqlite_lexical_changes(db: Database, conn: Connection) -> None:
+    """SQLite counts each scope's changes beside its lexical counts
+    (``zb_lexical_lengths.changes``), which tells a process holding the scope's postings that
+    another writer changed it; stores from before it count from 0. Idempotent: an earlier
+    step that indexes runs it first."""
+    if db.dialect != "sqlite" or not inspect(conn).has_table("zb_lexical_lengths"):
+        return
+    add_column(conn, "zb_lexical_lengths", "changes INTEGER NOT NULL DEFAULT 0")
+
+
+def _postgres_lexical_columns(db: Database, conn: Connection) -> None:
+    """PostgreSQL's lexical index gained, per memory, its length in terms (filled from the
+    ``tsvector``), its terms in order (filled by step ``postgres_ordered_terms``) and the
+    transaction that changed it (with an index: other processes' postings catch up by it),
+    and, per scope, the total length. Idempotent: an earlier step that indexes runs it
+    first."""
+    if db.dialect != "postgresql" or not inspect(conn).has_table("zb_lexical"):
+        return
+    if not _has_column(conn, "zb_lexical", "length"):
+        conn.exec_driver_sql("ALTER TABLE zb_lexical ADD COLUMN length INTEGER")
+        conn.exec_driver_sql(
+            "UPDATE zb_lexical SET length = (SELECT coalesce(sum(cardinality(positions)), 0)"
+            " FROM unnest(terms))"
+        )
+    add_column(conn, "zb_lexical", "ordered TEXT")
+    add_column(conn, "zb_lexical", "changed xid8 DEFAULT pg_current_xact_id()")
+    conn.exec_driver_sql(
+        "CREATE INDEX IF NOT EXISTS zb_lexical_changed ON zb_lexical (changed, memory_pk)"
+    )
+    if not _has_column(conn, "zb_lexical_counts", "length"):
+        conn.exec_driver_sql(
+            "ALTER TABLE zb_lexical_counts ADD COLUMN length BIGINT NOT NULL DEFAULT 0"
+        )
+        conn.exec_driver_sql(
+            "UPDATE zb_lexical_counts c SET length = s.length FROM ("
+            " SELECT m.namespace, m.layer, sum(l.length) AS length FROM zb_lexical l"
+            " JOIN zb_memories m ON m.pk = l.memory_pk GROUP BY m.namespace, m.layer) s"
+            " WHERE c.namespace = s.namespace AND c.layer = s.layer"
+        )
+
+
 #: Every step, oldest first. Append only (see the module docstring).
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial_schema", _initial_schema),
@@ -222,6 +271,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "content_hashes", _content_hashes),
     Migration(4, "sqlite_plain_terms", _sqlite_plain_terms),
     Migration(5, "content_hash_by_key_block", _content_hash_by_key_block),
+    # Version 6: schema changes the lexical indexes once made on every open, as steps.
+    Migration(6, "sqlite_lexical_changes", _sqlite_lexical_changes),
+    Migration(6, "postgres_lexical_columns", _postgres_lexical_columns),
 )
 
 if MIGRATIONS[-1].version != SCHEMA_VERSION:  # pragma: no cover - a developer's mistake
@@ -246,7 +298,7 @@ def _create_tables(db: Database, conn: Connection) -> None:
     tables = [
         table
         for table in metadata.sorted_tables
-        # PostgreSQL keeps vectors in pgvector instead (see storage/postgres.py).
+        # PostgreSQL keeps vectors in pgvector instead (see storage/postgres/vectors.py).
         if db.dialect == "sqlite"
         or table.name not in ("zb_vectors", "zb_vector_versions", "zb_vector_removals")
     ]
@@ -418,12 +470,12 @@ def rebuild_lexical_index(db: Database, conn: Connection) -> int:
         conn.exec_driver_sql("DELETE FROM zb_lexical")
     if db.dialect == "sqlite" and inspect(conn).has_table("zb_lexical_lengths"):
         # Emptied, not deleted: each scope's change count must only grow, so that postings
-        # held by other processes see that every memory changed (storage/sqlite.py).
+        # held by other processes see that every memory changed (storage/sqlite/lexical.py).
         conn.exec_driver_sql("UPDATE zb_lexical_lengths SET documents = 0, length = 0")
     if db.dialect == "postgresql":
         conn.exec_driver_sql("DELETE FROM zb_lexical_counts")
         # Every process holding postings loads them again once it sees this transaction
-        # (storage/postgres_lexical.py): the rows were replaced without logging removals.
+        # (storage/postgres/lexical.py): the rows were replaced without logging removals.
         conn.exec_driver_sql("UPDATE zb_lexical_sync SET pruned_by = pg_current_xact_id()")
     done = 0
     query = (

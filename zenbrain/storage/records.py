@@ -85,6 +85,8 @@ class NewMemory:
     label: str | None = None
     vector: np.ndarray | None = None
     terms: list[str] | None = None  # tokenize(indexed_text), when worked out before the write
+    # A fact's first review card (FSRS), decided by the store pipeline; storage writes it.
+    schedule: dict[str, Any] | None = None
     id: str = field(default_factory=new_memory_id)
 
     @property

@@ -53,7 +53,7 @@ __all__ = [
     "vectors",
 ]
 
-SCHEMA_VERSION = 5  # the last step of zenbrain/storage/migrations.py
+SCHEMA_VERSION = 6  # the last step of zenbrain/storage/migrations.py
 
 metadata = MetaData()
 _PK = BigInteger().with_variant(Integer, "sqlite")  # INTEGER PRIMARY KEY is SQLite's rowid

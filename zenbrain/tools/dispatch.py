@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Generator, Mapping
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from zenbrain.errors import ZenbrainError
 from zenbrain.tools.arguments import (
@@ -82,56 +79,16 @@ def _failure(exc: Exception, name: object) -> JSONDict:
     return _error(type(exc).__name__, f"The tool failed unexpectedly: {exc}")
 
 
-_VIEWS: WeakKeyDictionary[Any, OrderedDict[str, Any]] = WeakKeyDictionary()
-_VIEWS_LOCK = threading.Lock()
-_VIEWS_PER_COORDINATOR = 128
-
-
-def _cached_view(coordinator: Any, namespace: str | None) -> Any:
-    """``coordinator`` itself when no other namespace is asked for, else its cached view of
-    ``namespace`` or ``None`` when there is none yet."""
-    if namespace is None or namespace == getattr(coordinator, "namespace", None):
-        return coordinator
-    with _VIEWS_LOCK:
-        try:
-            views = _VIEWS.get(coordinator)
-        except TypeError:  # a coordinator stand-in that cannot be weakly referenced
-            return None
-        if views is None or namespace not in views:
-            return None
-        views.move_to_end(namespace)
-        return views[namespace]
-
-
-def _keep_view(coordinator: Any, namespace: str, view: Any) -> Any:
-    # Views are kept (a bounded number per coordinator) so a user's working memory survives
-    # from one call to the next.
-    with _VIEWS_LOCK:
-        try:
-            views = _VIEWS.setdefault(coordinator, OrderedDict())
-        except TypeError:
-            return view
-        view = views.setdefault(namespace, view)
-        while len(views) > _VIEWS_PER_COORDINATOR:
-            views.popitem(last=False)
-    return view
-
-
 def _bound(coordinator: Any, namespace: str | None) -> Any:
-    view = _cached_view(coordinator, namespace)
-    if view is None:
-        assert namespace is not None
-        view = _keep_view(coordinator, namespace, coordinator.for_namespace(namespace))
-    return view
+    # The coordinator keeps its namespace views (one per namespace, bounded), so a user's
+    # working memory survives from one call to the next.
+    return coordinator if namespace is None else coordinator.for_namespace(namespace)
 
 
 async def _abound(coordinator: Any, namespace: str | None) -> Any:
-    view = _cached_view(coordinator, namespace)
-    if view is None:
-        assert namespace is not None
-        made = await asyncio.to_thread(coordinator.for_namespace, namespace)
-        view = _keep_view(coordinator, namespace, made)
-    return view
+    if namespace is None:
+        return coordinator
+    return await asyncio.to_thread(coordinator.for_namespace, namespace)
 
 
 def _prepare(name: str, arguments: str | Mapping[str, Any] | None) -> _Calls | JSONDict:

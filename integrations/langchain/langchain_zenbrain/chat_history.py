@@ -19,7 +19,7 @@ from langchain_core.messages import (
 
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
-from zenbrain.layers.short_term import worth_remembering
+from zenbrain.layers import worth_remembering
 from zenbrain.types import Interaction
 
 __all__ = ["MESSAGE_METADATA_KEY", "ZenBrainChatMessageHistory"]

@@ -27,7 +27,7 @@ from langgraph.runtime import Runtime
 from langchain_zenbrain import namespaces
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
-from zenbrain.layers.short_term import worth_remembering
+from zenbrain.layers import worth_remembering
 from zenbrain.types import RecallResult
 
 __all__ = ["ZenBrainMemoryMiddleware"]
@@ -107,7 +107,6 @@ class ZenBrainMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
         self.should_remember = should_remember
         self.heading = heading
         self._root = namespaces.root_of(coordinator.namespace)
-        self._views: dict[str, MemoryCoordinator] = {}
 
     # ------------------------------------------------------------------ whose memory
     def memory_for(self, context: Any) -> MemoryCoordinator:
@@ -129,11 +128,10 @@ class ZenBrainMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
             )
         # Any user id works (an e-mail address too): "." and "%" are percent-encoded.
         label = user.replace("%", "%25").replace(".", "%2E")
-        name = namespaces.under(self._root, (*self.namespace_prefix, label))
-        view = self._views.get(name)
-        if view is None:
-            view = self._views[name] = self.coordinator.for_namespace(name)
-        return view
+        # The coordinator keeps one view per namespace: the user's working memory lasts.
+        return self.coordinator.for_namespace(
+            namespaces.under(self._root, (*self.namespace_prefix, label))
+        )
 
     # ------------------------------------------------------------------ recall
     def wrap_model_call(

@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, TypeGuard
 
-from langchain_core.embeddings import Embeddings
 from langgraph.store.base import (
     BaseStore,
     GetOp,
@@ -46,10 +45,11 @@ from langgraph.store.base import (
     SearchItem,
     SearchOp,
 )
-from langgraph.store.base.embed import ensure_embeddings, get_text_at_path
+from langgraph.store.base.embed import get_text_at_path
 
 from langchain_zenbrain import namespaces
 from langchain_zenbrain.embeddings import LangChainEmbeddings
+from langchain_zenbrain.store_index import checked_fields, checked_index, with_embedder
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
 from zenbrain.types import RecallResult
@@ -113,7 +113,6 @@ class ZenBrainStore(BaseStore):
         "_memory",
         "_owns_memory",
         "_root",
-        "_views",
     )
 
     def __init__(
@@ -138,20 +137,19 @@ class ZenBrainStore(BaseStore):
             raise InvalidInputError(
                 "Give the indexed fields once: index={'fields': [...]} or index_fields=[...]."
             )
-        fields = _checked_fields(index_fields, "index_fields")
+        fields = checked_fields(index_fields, "index_fields")
         embeddings: LangChainEmbeddings | None = None
         if index is not None:
-            fields, embeddings = _checked_index(index)
+            fields, embeddings = checked_index(index)
         self._coordinator = coordinator
         self._layer: str = layer
         self._index_fields = fields
         self._memory = coordinator
         self._owns_memory = False
         if embeddings is not None:
-            self._memory = _with_embedder(coordinator, embeddings)
+            self._memory = with_embedder(coordinator, embeddings)
             self._owns_memory = True
         self._root = namespaces.root_of(coordinator.namespace)
-        self._views: dict[str, MemoryCoordinator] = {}
 
     @property
     def coordinator(self) -> MemoryCoordinator:
@@ -181,14 +179,10 @@ class ZenBrainStore(BaseStore):
             raise InvalidNamespaceError(str(exc)) from exc
 
     def coordinator_for(self, namespace: tuple[str, ...]) -> MemoryCoordinator:
-        """A coordinator on the zenbrain namespace of ``namespace`` (sharing the connection
-        pool), e.g. to use a ``ZenBrainRetriever`` on what a LangGraph agent stored."""
-        name = self.zenbrain_namespace(namespace)
-        view = self._views.get(name)
-        if view is None:
-            # Two threads may both open one; either serves (they share the pool and lock).
-            view = self._views.setdefault(name, self._memory.for_namespace(name))
-        return view
+        """The coordinator's view of the zenbrain namespace of ``namespace`` (sharing the
+        connection pool; the same view on every call), e.g. to use a ``ZenBrainRetriever`` on
+        what a LangGraph agent stored."""
+        return self._memory.for_namespace(self.zenbrain_namespace(namespace))
 
     # ------------------------------------------------------------------ BaseStore
     def batch(self, ops: Iterable[Op]) -> list[Result]:
@@ -330,12 +324,7 @@ class ZenBrainStore(BaseStore):
         """The coordinator whose namespace subtree holds every item under ``prefix``."""
         if prefix:
             return self.coordinator_for(prefix)
-        if self._root == self._memory.namespace:
-            return self._memory
-        view = self._views.get(self._root)
-        if view is None:
-            view = self._views.setdefault(self._root, self._memory.for_namespace(self._root))
-        return view
+        return self._memory.for_namespace(self._root)
 
     def _subtree_items(self, view: MemoryCoordinator, match: Mapping[str, Any]) -> list[_Stored]:
         """The items in ``view``'s namespace and below whose metadata contains ``match``."""
@@ -376,77 +365,6 @@ class ZenBrainStore(BaseStore):
 
     def __repr__(self) -> str:
         return f"ZenBrainStore({self._memory!r}, layer={self._layer!r})"
-
-
-# ---------------------------------------------------------------------- configuration
-def _checked_fields(fields: object, name: str) -> list[str] | None:
-    if fields is None:
-        return None
-    if isinstance(fields, str) or not isinstance(fields, Sequence):
-        raise InvalidInputError(f"{name} must be a list of field paths, got {fields!r}.")
-    if not all(isinstance(field, str) and field for field in fields):
-        raise InvalidInputError(f"{name} must be a list of field paths, got {fields!r}.")
-    return list(fields)
-
-
-def _checked_index(index: object) -> tuple[list[str] | None, LangChainEmbeddings | None]:
-    if not isinstance(index, Mapping):
-        raise InvalidInputError(f"index must be a LangGraph IndexConfig dict, got {index!r}.")
-    unknown = set(index) - {"dims", "embed", "fields", "ann_index_config", "distance_type"}
-    if unknown:
-        raise InvalidInputError(f"index has unknown key(s) {sorted(map(str, unknown))}.")
-    fields = _checked_fields(index.get("fields"), "index['fields']")
-    embed = index.get("embed")
-    if embed is None:
-        return fields, None
-    dims = index.get("dims")
-    if isinstance(dims, bool) or not isinstance(dims, int) or dims < 1:
-        raise InvalidInputError(
-            f"index['dims'] must be the embedding dimension (a positive integer), got {dims!r}."
-        )
-    embeddings = ensure_embeddings(embed)
-    return fields, LangChainEmbeddings(embeddings, model_id=_model_id(embed), dimension=dims)
-
-
-def _model_id(embed: object) -> str:
-    """A stable name for the embedding model, which zenbrain records in the database."""
-    if isinstance(embed, str):
-        return embed
-    if isinstance(embed, Embeddings):
-        kind = type(embed)
-        model = getattr(embed, "model", None) or getattr(embed, "model_name", None)
-        name = f"{kind.__module__}.{kind.__qualname__}"
-        return f"langchain:{name}:{model}" if isinstance(model, str) else f"langchain:{name}"
-    module = getattr(embed, "__module__", None) or "?"
-    qualname = getattr(embed, "__qualname__", None) or type(embed).__qualname__
-    return f"langgraph-embed:{module}.{qualname}"
-
-
-def _with_embedder(
-    coordinator: MemoryCoordinator, embedder: LangChainEmbeddings
-) -> MemoryCoordinator:
-    if coordinator.embedder is not None:
-        raise InvalidInputError(
-            "index['embed'] names an embedding model, but the coordinator already embeds with "
-            f"{coordinator.embedder.model_id!r}: zenbrain keeps one model per database. Leave "
-            "'embed' out of index, or open the coordinator without an embedder."
-        )
-    database = coordinator.database
-    location = str(database.path) if database.path is not None else database.url
-    if location == "sqlite://":
-        raise InvalidInputError(
-            "index['embed'] needs a database the store can open again (a file or PostgreSQL), "
-            "not ':memory:'; or open the coordinator with "
-            "embedder=LangChainEmbeddings(...) and leave 'embed' out of index."
-        )
-    return MemoryCoordinator(
-        location,
-        namespace=coordinator.namespace,
-        embedder=embedder,
-        summarizer=coordinator.summarizer,
-        contexts=coordinator.contexts,
-        stages=coordinator.stages,
-    )
 
 
 # ---------------------------------------------------------------------- helpers

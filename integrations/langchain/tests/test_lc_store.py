@@ -335,13 +335,15 @@ def test_search_under_a_prefix_is_one_core_read_of_its_subtree(
         store.put(("users", f"u{n}"), "k", {"text": f"user {n} likes tea"})
     store.put(ADA, "tea", {"text": "Ada likes tea"})
     opened: list[str] = []
+    views: list[MemoryCoordinator] = []
     calls: list[tuple[str, str, bool]] = []
     open_view = MemoryCoordinator.for_namespace
     find, recall = MemoryCoordinator.find, MemoryCoordinator.recall
 
     def opening(self: MemoryCoordinator, namespace: str) -> MemoryCoordinator:
         opened.append(namespace)
-        return open_view(self, namespace)
+        views.append(open_view(self, namespace))
+        return views[-1]
 
     def finding(self: MemoryCoordinator, *args: Any, **kwargs: Any) -> Any:
         calls.append(("find", self.namespace, kwargs.get("subtree", False)))
@@ -363,7 +365,8 @@ def test_search_under_a_prefix_is_one_core_read_of_its_subtree(
     # however many namespaces lie below it; no other namespace is opened.
     users = "default.users"
     assert calls == [("find", users, True), ("recall", users, True), ("find", users, True)]
-    assert opened == [users]
+    assert set(opened) == {users}
+    assert all(view is views[0] for view in views)  # the coordinator's one view of it
 
 
 def test_unindexed_items_come_last_without_a_score(coordinator: MemoryCoordinator) -> None:

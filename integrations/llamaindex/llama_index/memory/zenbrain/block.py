@@ -16,7 +16,7 @@ from llama_index.core.utils import get_tokenizer
 
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
-from zenbrain.layers.short_term import worth_remembering
+from zenbrain.layers import worth_remembering
 from zenbrain.types import RECALLABLE_LAYERS, SEARCHED_LAYERS, CoreBlock, RecallResult
 
 from .embeddings import LlamaIndexEmbedding

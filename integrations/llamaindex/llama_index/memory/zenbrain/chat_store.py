@@ -15,7 +15,7 @@ import asyncio
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage
-from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr
+from llama_index.core.bridge.pydantic import ConfigDict, Field
 from llama_index.core.storage.chat_store.base import BaseChatStore
 
 from zenbrain import MemoryCoordinator
@@ -71,8 +71,6 @@ class ZenBrainChatStore(BaseChatStore):
         description="Prefix of the namespace that holds each key's chat.",
     )
 
-    _views: dict[str, MemoryCoordinator] = PrivateAttr(default_factory=dict)
-
     @classmethod
     def class_name(cls) -> str:
         return "ZenBrainChatStore"
@@ -80,9 +78,7 @@ class ZenBrainChatStore(BaseChatStore):
     def _chat(self, key: str) -> MemoryCoordinator:
         if not isinstance(key, str) or not key:
             raise InvalidInputError(f"a chat key must be a non-empty string, got {key!r}")
-        if key not in self._views:
-            self._views[key] = self.coordinator.for_namespace(self.key_prefix + key)
-        return self._views[key]
+        return self.coordinator.for_namespace(self.key_prefix + key)  # one view per key
 
     # ------------------------------------------------------------------ sync
     def set_messages(self, key: str, messages: list[ChatMessage]) -> None:

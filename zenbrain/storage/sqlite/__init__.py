@@ -1,0 +1,1 @@
+"""The SQLite back end: connection pragmas, the lexical index, vectors and their pre-filter."""
