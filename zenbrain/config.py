@@ -55,6 +55,8 @@ __all__ = [
     "StoreLocation",
     "check_writable",
     "embedder_spec_for_model",
+    "encrypt_store",
+    "rekey_store",
     "require_existing",
     "resolve_contexts",
     "resolve_embedder",
@@ -401,3 +403,20 @@ def embedder_spec_for_model(model_id: str) -> str | None:
         except InvalidInputError:
             return None
     return None
+
+
+def encrypt_store(path: str | Path, key: str) -> None:
+    """Encrypt the plain SQLite store at ``path`` in place with ``key`` (``zenbrain
+    encrypt``): crash-safe, with no other process holding the store open
+    (docs/guide/privacy.md)."""
+    from zenbrain.storage.encryption import convert
+
+    convert(Path(path), None, key)
+
+
+def rekey_store(path: str | Path, old_key: str, new_key: str) -> None:
+    """Change an encrypted store's key from ``old_key`` to ``new_key`` (``zenbrain rekey``),
+    crash-safe as :func:`encrypt_store` is."""
+    from zenbrain.storage.encryption import convert
+
+    convert(Path(path), old_key, new_key)

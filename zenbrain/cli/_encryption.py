@@ -13,7 +13,15 @@ import click
 
 from zenbrain.cli._options import EXIT_OK, global_options, settings
 from zenbrain.cli._output import emit
-from zenbrain.config import KEY_ENV, KEY_FILE_ENV, require_existing, resolve_key, resolve_location
+from zenbrain.config import (
+    KEY_ENV,
+    KEY_FILE_ENV,
+    encrypt_store,
+    rekey_store,
+    require_existing,
+    resolve_key,
+    resolve_location,
+)
 from zenbrain.errors import InvalidInputError
 
 __all__ = ["COMMANDS", "NEW_KEY_ENV", "NEW_KEY_FILE_ENV"]
@@ -51,11 +59,9 @@ def encrypt() -> int:
     over it; killed at any point, either the plain or the encrypted store is whole. Run it
     while no other process has the store open.
     """
-    from zenbrain.storage.encryption import convert
-
     path = _store_file()
     key = _required(resolve_key(), KEY_ENV, KEY_FILE_ENV, "the key to encrypt with")
-    convert(path, None, key)
+    encrypt_store(path, key)
     emit({"encrypted": str(path)}, f"encrypted {path}", as_json=settings().json)
     return EXIT_OK
 
@@ -65,13 +71,11 @@ def encrypt() -> int:
 def rekey() -> int:
     """Change an encrypted store's key: from ZENBRAIN_KEY to ZENBRAIN_NEW_KEY (or the
     *_FILE variables), crash-safe as encrypt is. Backups made before keep the old key."""
-    from zenbrain.storage.encryption import convert
-
     path = _store_file()
     old = _required(resolve_key(), KEY_ENV, KEY_FILE_ENV, "the store's current key")
     new = resolve_key(env=NEW_KEY_ENV, file_env=NEW_KEY_FILE_ENV)
     new = _required(new, NEW_KEY_ENV, NEW_KEY_FILE_ENV, "the new key")
-    convert(path, old, new)
+    rekey_store(path, old, new)
     emit({"rekeyed": str(path)}, f"changed the key of {path}", as_json=settings().json)
     return EXIT_OK
 
