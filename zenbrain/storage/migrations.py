@@ -68,6 +68,7 @@ from zenbrain.storage.indexes import IndexedText, LexicalIndex
 from zenbrain.storage.schema import (
     CONTENT_HASH_KEY_BLOCK,
     SCHEMA_VERSION,
+    api_keys,
     core_blocks,
     memories,
     meta,
@@ -213,6 +214,11 @@ def _record_text_version(db: Database, conn: Connection) -> None:
         _set_meta(conn, "text_version", "1")
 
 
+def _api_keys(db: Database, conn: Connection) -> None:
+    """Version 6: the HTTP server's hashed API keys (``zb_api_keys``)."""
+    api_keys.create(conn, checkfirst=True)
+
+
 #: Every step, oldest first. Append only (see the module docstring).
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial_schema", _initial_schema),
@@ -222,6 +228,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "content_hashes", _content_hashes),
     Migration(4, "sqlite_plain_terms", _sqlite_plain_terms),
     Migration(5, "content_hash_by_key_block", _content_hash_by_key_block),
+    Migration(6, "api_keys", _api_keys),
 )
 
 if MIGRATIONS[-1].version != SCHEMA_VERSION:  # pragma: no cover - a developer's mistake
