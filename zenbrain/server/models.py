@@ -18,6 +18,7 @@ __all__ = [
     "CoreBlockRequest",
     "CoreContextResponse",
     "DeletedResponse",
+    "EditRequest",
     "EmbedMissingRequest",
     "EmbeddedResponse",
     "FeedbackRequest",
@@ -95,6 +96,10 @@ class ReplaceRequest(StoreRequest):
     """``replace(match, content, **store arguments)``."""
 
     match: dict[str, Any]
+
+
+class EditRequest(_Request):
+    content: str = Text
 
 
 class IdResponse(BaseModel):
