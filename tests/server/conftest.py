@@ -3,7 +3,7 @@ PostgreSQL, and the API keys of two namespaces."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import httpx
@@ -54,6 +54,12 @@ def keyed(store_location: str) -> Iterator[Keyed]:
             yield Keyed(url, memory, alice, bob, team)
 
 
-def as_key(url: str, token: str | None) -> httpx.Client:
+def _client_with(url: str, token: str | None) -> httpx.Client:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     return httpx.Client(base_url=url, headers=headers, timeout=30)
+
+
+@pytest.fixture
+def as_key() -> Callable[[str, str | None], httpx.Client]:
+    """``as_key(url, token)``: an HTTP client sending that key (none for None)."""
+    return _client_with
