@@ -20,7 +20,7 @@ from zenbrain.errors import InvalidInputError
 from zenbrain.server import routes_memories, routes_state, routes_transfer
 from zenbrain.server.access import ServerState
 from zenbrain.server.models import Problem
-from zenbrain.server.problems import BodyTooLarge, SafeJSONResponse, install_problem_handlers
+from zenbrain.server.problems import SafeJSONResponse, install_problem_handlers
 from zenbrain.tools import TOOLS
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "create_app"]
@@ -69,17 +69,29 @@ class _BodyLimit:
                     await self._refuse(scope, receive, send, declared)
                     return
         seen = 0
+        too_large = False
 
         async def counted() -> Message:
-            nonlocal seen
+            nonlocal seen, too_large
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > limit:
-                    raise BodyTooLarge(self._message(seen))
+                if seen > limit:  # stop reading: the app sees a closed request
+                    too_large = True
+                    return {"type": "http.disconnect"}
             return message
 
-        await self.app(scope, counted, send)
+        answered = False
+
+        async def replaced(message: Message) -> None:
+            nonlocal answered
+            if not too_large:
+                await send(message)
+            elif not answered:  # whatever the app made of the cut body, the answer is 413
+                answered = True
+                await self._refuse(scope, receive, send, seen)
+
+        await self.app(scope, counted, replaced)
 
     def _message(self, size: int) -> str:
         return (

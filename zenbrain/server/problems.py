@@ -121,6 +121,9 @@ def install_problem_handlers(app: FastAPI) -> None:
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
+        if exc.status_code == 400:  # a body that cannot be parsed: a value error like any other
+            detail = f"the request body cannot be read ({exc.detail}): send UTF-8 JSON"
+            return problem(422, "InvalidInputError", detail, request.url.path)
         error = {404: "NotFoundError"}.get(exc.status_code, "RemoteError")
         return problem(exc.status_code, error, str(exc.detail), request.url.path)
 
