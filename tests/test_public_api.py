@@ -39,6 +39,13 @@ MODULES = [
     "zenbrain.storage.schema",
     "zenbrain.storage.database",
     "zenbrain.storage.indexes",
+    "zenbrain.storage.api_keys",
+    "zenbrain.memory.inspection",
+    "zenbrain.remote",
+    "zenbrain.server",
+    "zenbrain.server.app",
+    "zenbrain.server.models",
+    "zenbrain.testing.server",
 ]
 
 

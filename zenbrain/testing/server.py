@@ -14,7 +14,6 @@ Needs the ``server`` extra.
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -29,9 +28,9 @@ def running_server(app: Any, *, startup_timeout: float = 20.0) -> Iterator[str]:
     """Serve ``app`` on 127.0.0.1 until the block ends; yields the base URL."""
     import uvicorn
 
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    from zenbrain.server.running import listening_socket
+
+    sock = listening_socket("127.0.0.1", 0)
     port = sock.getsockname()[1]
     config = uvicorn.Config(app, log_level="warning", lifespan="on", server_header=False)
     server = uvicorn.Server(config)

@@ -1,0 +1,32 @@
+"""RemoteMemory has MemoryCoordinator's public methods, with the same parameters, and an
+async twin for each one the coordinator has."""
+
+from __future__ import annotations
+
+import inspect
+
+from zenbrain.coordinator import MemoryCoordinator
+from zenbrain.remote import RemoteMemory
+
+# Local-only: the database object, and the PostgreSQL bulk-load block (a no-op remotely).
+LOCAL_ONLY = {"database", "abulk_load"}
+
+
+def _public(cls: type) -> set[str]:
+    return {name for name in dir(cls) if not name.startswith("_")}
+
+
+def test_every_coordinator_method_is_there_with_its_parameters() -> None:
+    missing = _public(MemoryCoordinator) - _public(RemoteMemory) - LOCAL_ONLY
+    assert not missing, missing
+    for name in _public(MemoryCoordinator) - LOCAL_ONLY:
+        local = getattr(MemoryCoordinator, name)
+        if not callable(local) or isinstance(local, property):
+            continue
+        remote = getattr(RemoteMemory, name)
+        assert inspect.iscoroutinefunction(remote) == inspect.iscoroutinefunction(local), name
+        local_params = set(inspect.signature(local).parameters) - {"self"}
+        remote_params = inspect.signature(remote).parameters
+        if any(p.kind is p.VAR_KEYWORD for p in remote_params.values()):
+            continue  # store(**arguments): every keyword goes to the server as is
+        assert local_params <= set(remote_params), (name, local_params - set(remote_params))
