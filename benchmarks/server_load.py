@@ -37,10 +37,30 @@ from zenbrain.coordinator import MemoryCoordinator
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "guide" / "server.md"
 HEADING = "## Load: 16 clients on loopback"
-WORDS = (
-    "harbour ferry staging database backup nightly kiel payments release migration cluster "
-    "coffee tea bicycle locker invoice meeting tuesday review sailing python postgres"
-).split()
+WORDS = [
+    "harbour",
+    "ferry",
+    "staging",
+    "database",
+    "backup",
+    "nightly",
+    "kiel",
+    "payments",
+    "release",
+    "migration",
+    "cluster",
+    "coffee",
+    "tea",
+    "bicycle",
+    "locker",
+    "invoice",
+    "meeting",
+    "tuesday",
+    "review",
+    "sailing",
+    "python",
+    "postgres",
+]
 
 
 @dataclass
