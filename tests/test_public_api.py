@@ -41,12 +41,9 @@ MODULES = [
     "zenbrain.storage.indexes",
     "zenbrain.storage.api_keys",
     "zenbrain.memory.inspection",
-    "zenbrain.remote",
-    "zenbrain.server",
-    "zenbrain.server.app",
-    "zenbrain.server.models",
+    "zenbrain.remote",  # needs httpx only when a RemoteMemory is made
     "zenbrain.testing.server",
-]
+]  # zenbrain.server needs the server extra: tests/server/test_remote_surface.py
 
 
 @pytest.mark.parametrize("name", MODULES)

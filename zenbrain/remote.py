@@ -86,7 +86,7 @@ class RemoteMemory:
         args: dict[str, Any] = {"params": self._params(call)}
         if call.body is not None:
             try:
-                args["content"] = json.dumps(call.body, allow_nan=True, default=str)
+                args["content"] = json.dumps(call.body, allow_nan=True)
             except (TypeError, ValueError) as exc:
                 raise InvalidInputError(f"the arguments cannot be sent as JSON: {exc}") from exc
             args["headers"] = {"Content-Type": "application/json"}

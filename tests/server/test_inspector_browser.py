@@ -4,7 +4,9 @@ tests fail, they do not skip: CI installs it (.ci/run)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -116,6 +118,46 @@ def test_editing_a_core_block_and_grading_a_review(server: str, page: Page) -> N
     expect(page.get_by_role("status")).to_contain_text("Saved persona")
     blocks = httpx.get(f"{server}/v1/core-blocks").json()
     assert [b["content"] for b in blocks] == ["Anna, engineer in Hamburg."]
+
+
+def test_health_consolidation_and_review_views(server: str, page: Page) -> None:
+    httpx.post(
+        f"{server}/v1/memories",
+        json={"content": "I was thrilled when my talk got accepted at PyCon!", "layer": "episodic",
+              "emotional_weight": 0.9},
+    )  # fmt: skip
+    for i in range(3):
+        httpx.post(f"{server}/v1/memories", json={"content": f"Fact {i}.", "layer": "semantic"})
+    page.goto(f"{server}/#/health")
+    chart = page.get_by_role("img", name="Memories per layer")
+    expect(chart).to_have_accessible_name(re.compile(r"episodic 1, semantic 3"))
+    page.get_by_role("link", name="Review").click()
+    page.get_by_role("button", name="Consolidate now").click()
+    expect(page.get_by_text("Promoted 1 episodes")).to_be_visible()
+    fact = httpx.post(f"{server}/v1/find", json={"metadata": None, "layers": ["semantic"]}).json()
+    assert any(m["metadata"].get("consolidated_from") for m in fact)
+    page.goto(f"{server}/#/health")
+    expect(page.get_by_role("img", name="Memories per layer")).to_have_accessible_name(
+        re.compile(r"semantic 4")
+    )
+
+
+def test_grading_a_due_fact_in_the_page(tmp_path: Path, page: Page) -> None:
+    now = [datetime(2026, 1, 5, 9, 0, tzinfo=UTC)]
+    with MemoryCoordinator(str(tmp_path / "review.db"), clock=lambda: now[0]) as memory:
+        fact = memory.store("The capital of Australia is Canberra.", layer="semantic")
+        now[0] += timedelta(days=60)  # long overdue
+        with running_server(create_app(memory)) as url:
+            page.goto(f"{url}/#/review")
+            due = page.get_by_role("list", name="Due for review")
+            expect(due).to_contain_text("Canberra")
+            due.get_by_role("group", name="Grade this review").get_by_role(
+                "button", name="Easy (4)"
+            ).click()
+            expect(page.get_by_role("status")).to_contain_text("Next review")
+            expect(page.get_by_text("Nothing is due for review.")).to_be_visible()
+        assert [item.id for item in memory.review_queue()] == []
+        assert memory.get(fact) is not None
 
 
 def test_a_wrong_key_sees_nothing(tmp_path: Path, page: Page) -> None:

@@ -233,7 +233,7 @@ async function coreBlocks() {
       h("div", { class: "actions" }, h("button", { type: "submit", text: "Save" }),
         h("button", { type: "button", class: "danger", text: "Delete", onclick: async () => {
           if (!confirm("Delete the core block " + b.label + "?")) return;
-          try { await api("DELETE", "/core-blocks/" + encodeURIComponent(b.label)); say("Deleted " + b.label + "."); route(); }
+          try { await api("DELETE", "/core-blocks/" + encodeURIComponent(b.label)); state.flash = "Deleted " + b.label + "."; route(); }
           catch (err) { say(err.message, true); }
         } }))));
   });
@@ -241,7 +241,7 @@ async function coreBlocks() {
   const content = h("textarea", { id: "new-content", name: "content", required: true });
   const add = h("form", { class: "card", "aria-labelledby": "new-title", onsubmit: async (e) => {
     e.preventDefault();
-    try { await api("PUT", "/core-blocks/" + encodeURIComponent(label.value), { content: content.value }); say("Added."); route(); }
+    try { await api("PUT", "/core-blocks/" + encodeURIComponent(label.value), { content: content.value }); state.flash = "Added."; route(); }
     catch (err) { say(err.message, true); }
   } }, h("h3", { id: "new-title", text: "New block" }),
     h("label", { for: "new-label", text: "Label" }), label,
@@ -272,7 +272,7 @@ async function review() {
     h("div", { class: "meta", text: "due " + when(item.due) }),
     h("div", { class: "actions grades", role: "group", "aria-label": "Grade this review" }, GRADES.map(([g, name]) =>
       h("button", { type: "button", class: "secondary", text: name, "aria-label": name + " (" + g + ")", onclick: async () => {
-        try { const next = await api("POST", "/reviews", { fact_id: item.id, grade: g }); say("Next review " + when(next.due) + "."); route(); }
+        try { const next = await api("POST", "/reviews", { fact_id: item.id, grade: g }); state.flash = "Next review " + when(next.due) + "."; route(); }
         catch (err) { say(err.message, true); }
       } }))))));
   view("Review", h("div", { class: "actions" }, consolidate), result,
