@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any as Served
 
@@ -205,3 +206,34 @@ def test_serve_refuses_a_public_address_without_a_key(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.returncode == 1
     assert "without an API key" in result.stderr
+
+
+def test_zenbrain_serve_opens_the_inspector_on_an_existing_store(tmp_path: Path) -> None:
+    store = tmp_path / "memory.db"
+    from zenbrain import MemoryCoordinator
+
+    with MemoryCoordinator(str(store)) as memory:
+        kept = memory.store("Stored before the server started.", layer="semantic")
+    from zenbrain.server.running import listening_socket
+
+    with listening_socket("127.0.0.1", 0) as probe:
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "zenbrain", "serve", "--db", str(store), "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            try:
+                page = httpx.get(f"{url}/", timeout=1)
+                break
+            except httpx.TransportError:
+                assert server.poll() is None, server.stderr.read() if server.stderr else ""
+                time.sleep(0.1)
+        assert page.status_code == 200 and "zenbrain inspector" in page.text
+        assert httpx.get(f"{url}/app.js").headers["content-type"].startswith("text/javascript")
+        assert httpx.get(f"{url}/v1/memories/{kept}").json()["content"].startswith("Stored")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
