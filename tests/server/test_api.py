@@ -73,6 +73,9 @@ def test_forget_dry_run_lists_the_cascade_and_deletes_nothing(
 def test_store_many_is_all_or_nothing(served: Served, client: httpx.Client) -> None:
     ok = client.post("/v1/memories/batch", json={"items": ["first", {"content": "second"}]})
     assert ok.status_code == 201 and len(ok.json()["ids"]) == 2
+    pages = [client.get("/v1/memories", params={"limit": 1, "offset": n}).json() for n in (0, 1, 2)]
+    assert [[m["content"] for m in page] for page in pages] == [["first"], ["second"], []]
+    assert client.get("/v1/memories", params={"layer": "episodic"}).json() == []
     bad = client.post("/v1/memories/batch", json={"items": ["third", "   "]})
     assert bad.status_code == 422 and bad.json()["error"] == "InvalidInputError"
     assert served.memory.health().semantic["count"] == 2

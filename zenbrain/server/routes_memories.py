@@ -59,6 +59,18 @@ async def store(body: StoreRequest, memory: Memory) -> IdResponse:
     return IdResponse(id=await memory.astore(**_store_arguments(body)))
 
 
+@router.get("/memories", response_model=list[MemoryModel])
+async def browse(
+    memory: Memory,
+    layer: Annotated[list[str] | None, Query(max_length=4, description="Repeatable.")] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+    offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
+) -> list[MemoryModel]:
+    """This namespace's long-term memories, oldest first, a page at a time."""
+    found = await memory.afind(None, layers=layer or None, limit=limit, offset=offset)
+    return [memory_model(r) for r in found]
+
+
 @router.post("/memories/batch", response_model=IdsResponse, status_code=201)
 async def store_many(body: StoreManyRequest, memory: Memory) -> IdsResponse:
     """Store many memories in one transaction: all, or (on any bad item) none."""
