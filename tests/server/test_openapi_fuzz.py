@@ -25,7 +25,7 @@ from zenbrain.coordinator import MemoryCoordinator
 from zenbrain.server import create_app
 from zenbrain.testing.server import running_server
 
-EXAMPLES_PER_OPERATION = 8
+EXAMPLES_PER_OPERATION = 6
 
 
 @schemathesis.serializer("application/x-ndjson")
