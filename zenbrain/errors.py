@@ -13,7 +13,11 @@ them. Messages say what was expected, what came, and how to fix it::
     │   └── SchemaVersionError                    the file was written by a newer zenbrain
     ├── EmbeddingMismatchError                    store and embedder disagree on model/dimension
     ├── ProviderError                             an embedding provider or summariser failed
-    └── MissingDependencyError (also ImportError) an optional extra is not installed
+    ├── MissingDependencyError (also ImportError) an optional extra is not installed
+    └── RemoteError                               the HTTP server (zenbrain serve) said no
+        ├── NotFoundError                         no such memory, block or route there
+        ├── AccessDeniedError                     no API key, a wrong one, another namespace
+        └── RequestTooLargeError                  the request body is over the server's limit
 
 What the public API raises: for any argument *value* (wrong type, NaN, text with NUL or
 lone surrogates, huge or deeply nested data, dates out of range), only these errors, and a
@@ -27,12 +31,16 @@ from __future__ import annotations
 
 __all__ = [
     "MAX_MESSAGE_CHARS",
+    "AccessDeniedError",
     "DatabaseNotWritableError",
     "EmbeddingMismatchError",
     "EncryptionKeyError",
     "InvalidInputError",
     "MissingDependencyError",
+    "NotFoundError",
     "ProviderError",
+    "RemoteError",
+    "RequestTooLargeError",
     "SchemaVersionError",
     "StorageError",
     "StoreNotFoundError",
@@ -98,6 +106,27 @@ class ProviderError(ZenbrainError):
 
 class MissingDependencyError(ZenbrainError, ImportError):
     """An optional dependency is missing; the message names the ``pip install`` line."""
+
+
+class RemoteError(ZenbrainError):
+    """The HTTP server could not be reached, or refused or failed a request
+    (:class:`zenbrain.remote.RemoteMemory`); its own errors come back as their classes."""
+
+
+class NotFoundError(RemoteError):
+    """The server has no such memory, core block or route in the namespace asked for."""
+
+
+class AccessDeniedError(RemoteError):
+    """No API key, a wrong or revoked one, or a key that does not open the namespace."""
+
+    def __init__(self, *args: object, status: int = 403) -> None:
+        super().__init__(*args)
+        self.status = status
+
+
+class RequestTooLargeError(RemoteError):
+    """The request body is larger than the server accepts (``zenbrain serve --max-body``)."""
 
 
 def require(module: str, extra: str, feature: str) -> object:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import click
 
 from zenbrain import __version__
-from zenbrain.cli import _admin, _encryption, _memories, _transfer
+from zenbrain.cli import _admin, _encryption, _memories, _server, _transfer
 from zenbrain.cli._options import EXIT_NOT_FOUND, EXIT_OK, global_options
 from zenbrain.cli._output import emit_error
 from zenbrain.config import DB_ENV, EMBEDDER_ENV, KEY_ENV, KEY_FILE_ENV
@@ -42,7 +42,7 @@ def cli() -> None:
     """
 
 
-for _module in (_memories, _transfer, _admin, _encryption):
+for _module in (_memories, _transfer, _admin, _encryption, _server):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

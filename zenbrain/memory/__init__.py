@@ -16,6 +16,7 @@ coordinator delegates to them. SQL lives in
 - :mod:`~zenbrain.memory.embedding`: model check, calibration floor, vector validation
 - :mod:`~zenbrain.memory.namespaces`: listing and dropping namespaces
 - :mod:`~zenbrain.memory.health`: per-layer counts
+- :mod:`~zenbrain.memory.inspection`: score parts, provenance and dry-run forgets (read only)
 """
 
 __all__: list[str] = []

@@ -68,6 +68,7 @@ from zenbrain.storage.indexes import IndexedText, LexicalIndex
 from zenbrain.storage.schema import (
     CONTENT_HASH_KEY_BLOCK,
     SCHEMA_VERSION,
+    api_keys,
     core_blocks,
     memories,
     meta,
@@ -262,6 +263,11 @@ def _postgres_lexical_columns(db: Database, conn: Connection) -> None:
         )
 
 
+def _api_keys(db: Database, conn: Connection) -> None:
+    """Version 7: the HTTP server's hashed API keys (``zb_api_keys``)."""
+    api_keys.create(conn, checkfirst=True)
+
+
 #: Every step, oldest first. Append only (see the module docstring).
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial_schema", _initial_schema),
@@ -274,6 +280,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     # Version 6: schema changes the lexical indexes once made on every open, as steps.
     Migration(6, "sqlite_lexical_changes", _sqlite_lexical_changes),
     Migration(6, "postgres_lexical_columns", _postgres_lexical_columns),
+    Migration(7, "api_keys", _api_keys),
 )
 
 if MIGRATIONS[-1].version != SCHEMA_VERSION:  # pragma: no cover - a developer's mistake

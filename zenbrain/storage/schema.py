@@ -30,6 +30,7 @@ from sqlalchemy import (
 __all__ = [
     "CONTENT_HASH_KEY_BLOCK",
     "SCHEMA_VERSION",
+    "api_keys",
     "consolidation_links",
     "content_key_block",
     "core_blocks",
@@ -53,7 +54,7 @@ __all__ = [
     "vectors",
 ]
 
-SCHEMA_VERSION = 6  # the last step of zenbrain/storage/migrations.py
+SCHEMA_VERSION = 7  # the last step of zenbrain/storage/migrations.py
 
 metadata = MetaData()
 _PK = BigInteger().with_variant(Integer, "sqlite")  # INTEGER PRIMARY KEY is SQLite's rowid
@@ -295,3 +296,18 @@ def keyed_namespace_filter(namespace: str) -> ColumnElement[bool]:
     the key's own index finds the rows, and this condition only checks them.
     """
     return memories.c.namespace.op("||")("") == namespace
+
+
+# The HTTP server's API keys (zenbrain.server): only a SHA-256 of each token is kept. A key
+# opens one namespace, or every namespace starting with it when ``is_prefix``.
+api_keys = Table(
+    "zb_api_keys",
+    metadata,
+    Column("key_id", String(40), primary_key=True),
+    Column("name", String(200), nullable=False),
+    Column("namespace", String(200), nullable=False),
+    Column("is_prefix", Boolean, nullable=False),
+    Column("token_sha256", String(64), nullable=False),
+    Column("created_at", DateTime, nullable=False),
+    Column("revoked_at", DateTime, nullable=True),
+)

@@ -1,0 +1,191 @@
+"""Looking into a store without changing it: why a recall result scored what it did, where a
+memory came from, and what a forget would take with it. The HTTP API's ``explain``,
+provenance and dry-run forget (:mod:`zenbrain.server`) read them from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from zenbrain import _validation as check
+from zenbrain.layers.core import core_score
+from zenbrain.layers.episodic import CONSOLIDATION_BATCH, CONSOLIDATION_WEIGHT
+from zenbrain.layers.procedural import success_weighted
+from zenbrain.memory.scope import MemoryScope
+from zenbrain.ranking import LexicalQuery, fuse, query_weights, semantic_score
+from zenbrain.storage.records import row_indexed_text
+from zenbrain.storage.timestamps import from_db
+from zenbrain.text import content_tokens, tokenize
+from zenbrain.types import FORGETTABLE_LAYERS, SEARCHED_LAYERS, ForgetResult, RecallResult
+
+__all__ = [
+    "consolidation_links_of",
+    "explain",
+    "forget_preview",
+    "promotable_episodes",
+    "provenance",
+]
+
+
+def _part(value: float | None) -> float | None:
+    return None if value is None else round(float(value), 6)
+
+
+def explain(
+    scope: MemoryScope, query: str, results: Sequence[RecallResult], context: str | None = None
+) -> list[dict[str, Any]]:
+    """Each result's score in parts, in the order given.
+
+    ``lexical`` (BM25 with proximity over the memory's layer), ``semantic`` (the cosine
+    mapped onto 0..1; None without an embedder), ``fused`` (the two combined), ``layer``
+    (what the layer added: a procedure's success rate, a core block's fixed score) and
+    ``neighbours`` (the rest of the final score: the lift from conversation neighbours and
+    any stage's reranking). A fill-in (score 0, no match in its layer) is marked so."""
+    text = check.check_content(query, "query")
+    terms = tokenize(text)
+    searched = [r for r in results if r.layer in SEARCHED_LAYERS]
+    vector = None
+    if scope.embedding is not None and searched:
+        vector = scope.embedding.queries([text])[0]
+    floor = scope.embedding.similarity_floor if scope.embedding is not None else 0.0
+    rows: dict[str, Any] = {}
+    stats: dict[str, Any] = {}
+    cosines: dict[int, float] = {}
+    with scope.lock, scope.repo.read() as conn:
+        for result in searched:
+            row = scope.repo.row(conn, result.id, result.layer)
+            if row is not None:
+                rows[result.id] = row
+        layers = sorted({r.layer for r in searched})
+        if layers:
+            stats = dict(
+                scope.repo.database.lexical.statistics(
+                    conn, scope.namespace, layers, terms, context
+                )
+            )
+        if vector is not None and rows:
+            cosines = scope.repo.cosines(conn, [int(r.pk) for r in rows.values()], vector)
+    query_terms = set(terms)
+    parts: list[dict[str, Any]] = []
+    for result in results:
+        entry: dict[str, Any] = {"id": result.id, "score": result.score, "fill_in": False}
+        lexical: float | None = None
+        semantic: float | None = None
+        fused = 0.0
+        layered = 0.0
+        row = rows.get(result.id)
+        if result.layer in SEARCHED_LAYERS and row is not None:
+            layer_stats = stats.get(result.layer)
+            lexical = 0.0
+            if layer_stats is not None:
+                weights = query_weights(layer_stats.documents, layer_stats.frequencies)
+                if weights:
+                    lexical = LexicalQuery(terms, weights).score(
+                        content_tokens(row_indexed_text(row)), layer_stats.average_length
+                    )
+            fused = lexical
+            if vector is not None:
+                semantic = semantic_score(cosines.get(int(row.pk), -1.0), floor)
+                fused = fuse(lexical, semantic)
+            layered = fused
+            if result.layer == "procedural":
+                layered = success_weighted(fused, float(row.success_rate))
+        elif result.layer == "core":
+            shares = bool(query_terms & set(content_tokens(result.content)))
+            layered = core_score(shares)
+        else:  # working memory: a lexical score over its slots
+            lexical = fused = layered = result.score
+        entry.update(
+            lexical=_part(lexical),
+            semantic=_part(semantic),
+            fused=_part(fused),
+            layer=_part(layered - fused),
+            neighbours=_part(result.score - layered if result.score > 0 else 0.0),
+        )
+        entry["fill_in"] = result.score == 0
+        parts.append(entry)
+    return parts
+
+
+def consolidation_links_of(scope: MemoryScope, memory_id: str) -> dict[str, list[str]]:
+    """``consolidated_from``: the episodes a fact was made from; ``consolidated_into``: the
+    facts made from an episode."""
+    with scope.lock, scope.repo.read() as conn:
+        return {
+            "consolidated_from": scope.repo.linked_ids(conn, memory_id, of_episode=False),
+            "consolidated_into": scope.repo.linked_ids(conn, memory_id, of_episode=True),
+        }
+
+
+def promotable_episodes(scope: MemoryScope) -> list[str]:
+    """The ids of the episodes the next :meth:`~zenbrain.MemoryCoordinator.consolidate`
+    would promote, newest first."""
+    with scope.lock, scope.repo.read() as conn:
+        rows = scope.repo.unpromoted_episodes(conn, CONSOLIDATION_WEIGHT, CONSOLIDATION_BATCH)
+    return [str(row.id) for row in rows]
+
+
+def provenance(scope: MemoryScope, memory_id: str) -> dict[str, Any] | None:
+    """Where a long-term memory came from and what became of it: its source, the
+    consolidation links both ways, and (for a fact) its FSRS card and due date. None when
+    this namespace has no such memory."""
+    if not isinstance(memory_id, str) or not memory_id or len(memory_id) > 200:
+        return None
+    with scope.lock, scope.repo.read() as conn:
+        row = scope.repo.row(conn, memory_id)
+        if row is None:
+            return None
+        fact = scope.repo.fact(conn, memory_id) if row.layer == "semantic" else None
+        links = {
+            "consolidated_from": scope.repo.linked_ids(conn, memory_id, of_episode=False),
+            "consolidated_into": scope.repo.linked_ids(conn, memory_id, of_episode=True),
+        }
+    card = None
+    if fact is not None:
+        card = {"due": from_db(fact.due).isoformat(), "card": dict(fact.card or {})}
+    return {
+        "id": memory_id,
+        "layer": str(row.layer),
+        "source": row.source if row.layer == "semantic" else None,
+        **links,
+        "review": card,
+    }
+
+
+def forget_preview(scope: MemoryScope, memory_id: str, layer: str) -> ForgetResult:
+    """What :meth:`~zenbrain.MemoryCoordinator.forget` would delete, without deleting:
+    ``forgotten`` says whether the memory exists."""
+    layer = check.check_layer(layer, FORGETTABLE_LAYERS, aliases=True)
+    if not isinstance(memory_id, str) or not memory_id:
+        return ForgetResult(forgotten=False)
+    with scope.lock:
+        if layer == "working":
+            present = any(slot.id == memory_id for slot in scope.working.slots())
+            return ForgetResult(forgotten=present)
+        repo = scope.repo
+        with repo.read() as conn:
+            target = repo.row(conn, memory_id, layer)
+            if target is None:
+                return ForgetResult(forgotten=False)
+            linked: list[Any] = []
+            if layer in ("episodic", "semantic"):
+                other = "semantic" if layer == "episodic" else "episodic"
+                ids = repo.linked_ids(conn, memory_id, of_episode=layer == "episodic")
+                linked = [row for i in ids if (row := repo.row(conn, i, other))]
+            doomed = [target, *linked]
+            doomed_ids = {str(row.id) for row in doomed}
+            contents = {str(row.content) for row in doomed}
+            duplicates = repo.same_content(conn, contents, list(doomed_ids))
+        copies = [
+            slot
+            for slot in scope.working.slots()
+            if slot.source_id in doomed_ids or slot.content in contents
+        ]
+    also = [{"id": str(row.id), "layer": str(row.layer)} for row in linked]
+    also += [{"id": slot.id, "layer": "working"} for slot in copies]
+    return ForgetResult(
+        forgotten=True,
+        also_forgotten=also,
+        duplicates=[{"id": str(r.id), "layer": str(r.layer)} for r in duplicates],
+    )

@@ -1,0 +1,169 @@
+"""``/v1`` routes that move memories in and out (JSONL export and import, backups) and the
+five memory tools (``zenbrain.tools``), one route each, with the schemas those publish."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import tempfile
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from starlette.background import BackgroundTask
+from starlette.responses import FileResponse, Response, StreamingResponse
+
+from zenbrain.cli._transfer import export_row, read_rows
+from zenbrain.coordinator import MemoryCoordinator
+from zenbrain.errors import InvalidInputError
+from zenbrain.server.access import Caller, Memory
+from zenbrain.server.models import ImportResponse
+from zenbrain.server.problems import AccessDenied, SafeJSONResponse
+from zenbrain.tools import TOOLS, adispatch
+from zenbrain.types import SEARCHED_LAYERS
+
+__all__ = ["router", "tools_router"]
+
+router = APIRouter(tags=["transfer"])
+tools_router = APIRouter(tags=["tools"])
+_PAGE = 500
+_LONG_TERM = (*SEARCHED_LAYERS, "core")
+_NDJSON = "application/x-ndjson"
+
+
+async def _rows(memory: MemoryCoordinator, layers: list[str] | None) -> AsyncIterator[bytes]:
+    offset = 0
+    while True:
+        page = await memory.afind(None, layers=layers, limit=_PAGE, offset=offset)
+        for result in page:
+            line = json.dumps(export_row(result), ensure_ascii=False) + "\n"
+            yield line.encode("utf-8")
+        if len(page) < _PAGE:
+            return
+        offset += len(page)
+
+
+@router.get(
+    "/export",
+    response_class=StreamingResponse,
+    responses={200: {"content": {_NDJSON: {"schema": {"type": "string"}}}}},
+)
+async def export(
+    memory: Memory,
+    layer: Annotated[list[str] | None, Query(max_length=4)] = None,
+) -> StreamingResponse:
+    """This namespace's memories as JSON lines, oldest first, streamed (the rows of
+    ``zenbrain export``; ``POST /v1/import`` reads them back)."""
+    layers = list(dict.fromkeys(layer)) if layer else None
+    for name in layers or ():
+        if name not in _LONG_TERM:
+            raise InvalidInputError(f"layer must be one of {', '.join(_LONG_TERM)}, got {name!r}")
+    await memory.ahealth()  # a failing store answers with its error, before streaming starts
+    return StreamingResponse(_rows(memory, layers), media_type=_NDJSON)
+
+
+@router.post(
+    "/import",
+    response_model=ImportResponse,
+    status_code=201,
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {_NDJSON: {"schema": {"type": "string"}}},
+        }
+    },
+)
+async def import_(request: Request, memory: Memory) -> ImportResponse:
+    """Store JSON lines (``zenbrain export``'s rows, or strings), all or none; core blocks
+    keep their labels. Imported memories get new ids."""
+    raw = await request.body()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"an import is UTF-8 JSON lines; byte {exc.start} is not") from exc
+    rows = await asyncio.to_thread(read_rows, io.StringIO(text), "jsonl")
+    core = [row for row in rows if row.get("layer") == "core" and "label" in row]
+    others = [row for row in rows if not (row.get("layer") == "core" and "label" in row)]
+    for row in others:
+        row.pop("label", None)
+    ids = await memory.astore_many(others) if others else []
+    for row in core:
+        if not isinstance(row["label"], str):
+            raise InvalidInputError(f"a core block's label is text, got {row['label']!r}")
+        ids.append((await memory.aset_core_block(row["label"], row["content"])).id)
+    return ImportResponse(imported=len(ids), ids=ids)
+
+
+@router.get(
+    "/backup",
+    response_class=FileResponse,
+    responses={200: {"content": {"application/octet-stream": {"schema": {"type": "string"}}}}},
+)
+async def backup(request: Request, memory: Memory) -> Response:
+    """A consistent copy of the whole store, downloaded (a SQLite file, or pg_dump's SQL).
+    Only for a caller that may read every namespace."""
+    who: Caller = request.state.caller
+    if not who.whole_store:
+        raise AccessDenied(
+            "a backup copies every namespace of the store; this API key opens only part of "
+            "it (use a key made with `zenbrain keys add '' --prefix`)"
+        )
+    db = memory.database
+    if db.dialect == "sqlite" and db.path is None:
+        raise InvalidInputError("an in-memory store has no file to back up")
+    suffix = ".db" if db.dialect == "sqlite" else ".sql"
+    folder = tempfile.mkdtemp(prefix="zenbrain-backup-")
+    target = os.path.join(folder, f"zenbrain-backup{suffix}")
+    written = await memory.abackup(target)
+
+    def remove() -> None:
+        for name in os.listdir(folder):
+            os.unlink(os.path.join(folder, name))
+        os.rmdir(folder)
+
+    return FileResponse(
+        written,
+        filename=os.path.basename(target),
+        media_type="application/octet-stream",
+        background=BackgroundTask(remove),
+    )
+
+
+def _tool_route(name: str, parameters: dict[str, Any], output: dict[str, Any]) -> None:
+    async def call(request: Request, memory: Memory) -> Response:
+        raw = await request.body()
+        arguments = raw.decode("utf-8", errors="replace") if raw.strip() else None
+        result = await adispatch(memory, name, arguments)
+        error = result.get("error") if isinstance(result, dict) else None
+        if isinstance(error, dict):
+            from zenbrain.server.problems import problem
+
+            return problem(422, str(error.get("type")), str(error.get("message")), request.url.path)
+        return SafeJSONResponse(result)
+
+    tool = next(t for t in TOOLS if t.name == name)
+    tools_router.add_api_route(
+        f"/tools/{name}",
+        call,
+        methods=["POST"],
+        name=name,
+        summary=tool.title,
+        description=tool.description,
+        response_class=SafeJSONResponse,
+        openapi_extra={
+            "requestBody": {
+                "required": False,
+                "content": {"application/json": {"schema": parameters}},
+            },
+            "responses": {
+                "200": {"description": "The tool's result.", "content": {
+                    "application/json": {"schema": output}}},
+            },
+        },
+    )  # fmt: skip
+
+
+for _tool in TOOLS:
+    _tool_route(_tool.name, _tool.parameters, _tool.output_schema)
