@@ -12,7 +12,7 @@ import pytest
 
 from zenbrain import MemoryCoordinator
 from zenbrain.providers import HashingEmbedder
-from zenbrain.ranking import Collection, query_weights
+from zenbrain.ranking import FUNCTION_WORD_WEIGHT, Collection, query_weights
 from zenbrain.testing.postgres import fresh_database
 from zenbrain.text import tokenize
 
@@ -131,7 +131,7 @@ def test_a_query_of_function_words_only_keeps_their_weight() -> None:
         "often": pytest.approx(math.log(1 + 10 / 3)),
     }
     damped = query_weights(10, {"when": 1, "release": 1})
-    assert damped["when"] == pytest.approx(0.1 * damped["release"])
+    assert damped["when"] == pytest.approx(FUNCTION_WORD_WEIGHT * damped["release"])
 
 
 @pytest.fixture

@@ -9,15 +9,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from zenbrain import _validation as check
-from zenbrain.layers.core import core_score
 from zenbrain.layers.episodic import CONSOLIDATION_BATCH, CONSOLIDATION_WEIGHT
-from zenbrain.layers.procedural import success_weighted
+from zenbrain.memory.recall import score_parts
 from zenbrain.memory.scope import MemoryScope
-from zenbrain.ranking import LexicalQuery, fuse, query_weights, semantic_score
-from zenbrain.storage.records import row_indexed_text
 from zenbrain.storage.timestamps import from_db
-from zenbrain.text import content_tokens, tokenize
-from zenbrain.types import FORGETTABLE_LAYERS, SEARCHED_LAYERS, ForgetResult, RecallResult
+from zenbrain.types import FORGETTABLE_LAYERS, ForgetResult, RecallResult
 
 __all__ = [
     "consolidation_links_of",
@@ -33,79 +29,40 @@ def _part(value: float | None) -> float | None:
 
 
 def explain(
-    scope: MemoryScope, query: str, results: Sequence[RecallResult], context: str | None = None
+    scope: MemoryScope,
+    query: str,
+    results: Sequence[RecallResult],
+    context: str | None = None,
+    layers: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Each result's score in parts, in the order given.
+    """Each result's score in parts, in the order given, from the recall pipeline's own
+    ranking (:func:`zenbrain.memory.recall.score_parts`: the same collection and scale).
 
-    ``lexical`` (BM25 with proximity over the memory's layer), ``semantic`` (the cosine
-    mapped onto 0..1; None without an embedder), ``fused`` (the two combined), ``layer``
-    (what the layer added: a procedure's success rate, a core block's fixed score) and
+    ``lexical`` (BM25 with proximity over everything the recall searches), ``semantic``
+    (the cosine mapped onto 0..1; None without an embedder), ``fused`` (the two combined),
+    ``layer`` (what the layer's prior changed: a procedure's success rate) and
     ``neighbours`` (the rest of the final score: the lift from conversation neighbours and
-    any stage's reranking). A fill-in (score 0, no match in its layer) is marked so."""
-    text = check.check_content(query, "query")
-    terms = tokenize(text)
-    searched = [r for r in results if r.layer in SEARCHED_LAYERS]
-    vector = None
-    if scope.embedding is not None and searched:
-        vector = scope.embedding.queries([text])[0]
-    floor = scope.embedding.similarity_floor if scope.embedding is not None else 0.0
-    rows: dict[str, Any] = {}
-    stats: dict[str, Any] = {}
-    cosines: dict[int, float] = {}
-    with scope.lock, scope.repo.read() as conn:
-        for result in searched:
-            row = scope.repo.row(conn, result.id, result.layer)
-            if row is not None:
-                rows[result.id] = row
-        layers = sorted({r.layer for r in searched})
-        if layers:
-            stats = dict(
-                scope.repo.database.lexical.statistics(
-                    conn, scope.namespace, layers, terms, context
-                )
-            )
-        if vector is not None and rows:
-            cosines = scope.repo.cosines(conn, [int(r.pk) for r in rows.values()], vector)
-    query_terms = set(terms)
-    parts: list[dict[str, Any]] = []
+    any stage's reranking). A fill-in (score 0: it shares no word with the query) is marked
+    so. ``layers`` and ``context`` are the recall's own, so the collection is the same."""
+    check.check_content(query, "query")
+    parts = score_parts(scope, query, layers=layers, context=context)
+    explained: list[dict[str, Any]] = []
     for result in results:
         entry: dict[str, Any] = {"id": result.id, "score": result.score, "fill_in": False}
-        lexical: float | None = None
-        semantic: float | None = None
-        fused = 0.0
-        layered = 0.0
-        row = rows.get(result.id)
-        if result.layer in SEARCHED_LAYERS and row is not None:
-            layer_stats = stats.get(result.layer)
-            lexical = 0.0
-            if layer_stats is not None:
-                weights = query_weights(layer_stats.documents, layer_stats.frequencies)
-                if weights:
-                    lexical = LexicalQuery(terms, weights).score(
-                        content_tokens(row_indexed_text(row)), layer_stats.average_length
-                    )
-            fused = lexical
-            if vector is not None:
-                semantic = semantic_score(cosines.get(int(row.pk), -1.0), floor)
-                fused = fuse(lexical, semantic)
-            layered = fused
-            if result.layer == "procedural":
-                layered = success_weighted(fused, float(row.success_rate))
-        elif result.layer == "core":
-            shares = bool(query_terms & set(content_tokens(result.content)))
-            layered = core_score(shares)
-        else:  # working memory: a lexical score over its slots
-            lexical = fused = layered = result.score
-        entry.update(
-            lexical=_part(lexical),
-            semantic=_part(semantic),
-            fused=_part(fused),
-            layer=_part(layered - fused),
-            neighbours=_part(result.score - layered if result.score > 0 else 0.0),
-        )
-        entry["fill_in"] = result.score == 0
-        parts.append(entry)
-    return parts
+        found = parts.get(result.id)
+        if found is None or result.score == 0:
+            entry.update(lexical=None, semantic=None, fused=0.0, layer=0.0, neighbours=0.0)
+            entry["fill_in"] = result.score == 0
+        else:
+            entry.update(
+                lexical=_part(found.lexical),
+                semantic=_part(found.semantic),
+                fused=_part(found.fused),
+                layer=_part(found.layered - found.fused),
+                neighbours=_part(result.score - found.layered),
+            )
+        explained.append(entry)
+    return explained
 
 
 def consolidation_links_of(scope: MemoryScope, memory_id: str) -> dict[str, list[str]]:

@@ -17,7 +17,14 @@ from zenbrain.errors import InvalidInputError
 from zenbrain.memory.find import check_match, check_subtree
 from zenbrain.memory.results import to_result
 from zenbrain.memory.scope import MemoryScope
-from zenbrain.ranking import Candidate, Collection, LexicalQuery, candidate_terms, rank_candidates
+from zenbrain.ranking import (
+    Candidate,
+    Collection,
+    LexicalQuery,
+    Ranked,
+    candidate_terms,
+    rank_candidates,
+)
 from zenbrain.stages.base import RecallRequest
 from zenbrain.storage.dialect import JsonScalar
 from zenbrain.storage.indexes import ScopeStatistics
@@ -25,7 +32,7 @@ from zenbrain.storage.records import row_indexed_text
 from zenbrain.text import content_tokens, tokenize
 from zenbrain.types import DEFAULT_RECALL_LAYERS, RECALLABLE_LAYERS, SEARCHED_LAYERS, RecallResult
 
-__all__ = ["CANDIDATES_PER_RESULT", "MIN_CANDIDATES", "recall"]
+__all__ = ["CANDIDATES_PER_RESULT", "MIN_CANDIDATES", "recall", "score_parts"]
 
 CANDIDATES_PER_RESULT = 5
 MIN_CANDIDATES = 50
@@ -118,6 +125,35 @@ def recall(
     return results
 
 
+def score_parts(
+    scope: MemoryScope,
+    query: str,
+    *,
+    layers: Sequence[str] | None = None,
+    context: str | None = None,
+    limit: int = 1000,
+) -> dict[str, Ranked]:
+    """Why each memory a recall of ``query`` ranks scored what it did, by result id: the
+    same search as :func:`recall` (one collection, the same candidates and scale), read
+    only, without stages (their reranking, if any, is the rest of a result's score)."""
+    text = check.check_content(query, "query")
+    wanted = list(layers) if layers is not None else list(DEFAULT_RECALL_LAYERS)
+    wanted = [check.check_layer(name, RECALLABLE_LAYERS) for name in wanted]
+    ctx = check.check_optional_text(context, "context")
+    terms = tokenize(text)
+    query_vector = (
+        scope.embedding.queries([text])[0]
+        if scope.embedding is not None and any(name in _INDEXED_LAYERS for name in wanted)
+        else None
+    )
+    search = _Search(scope, terms, query_vector, ctx, limit, None, False, "always")
+    with scope.lock:
+        now = scope.now()
+        with scope.repo.read() as conn:
+            search.run(conn, wanted, now)
+    return search.parts
+
+
 class _Search:
     """One recall's search: every wanted layer's candidates, scored as one collection."""
 
@@ -153,6 +189,7 @@ class _Search:
         self.query: LexicalQuery | None = None
         self.rows: dict[int | str, Row[Any]] = {}
         self.results: dict[int | str, RecallResult] = {}
+        self.parts: dict[str, Ranked] = {}  # the matches' scores in parts, by result id
 
     # ------------------------------------------------------------------ the pipeline
     def run(
@@ -229,6 +266,12 @@ class _Search:
             for item in chosen
             if item.candidate.key in self.rows or item.candidate.key in self.results
         ]
+        for item, result in zip(
+            [i for i in chosen if i.candidate.key in self.rows or i.candidate.key in self.results],
+            matches,
+            strict=True,
+        ):
+            self.parts[result.id] = item
         # Core blocks are always candidates (unless only matching ones are wanted): a
         # block that shares no word comes first of what fills the rest, like a profile.
         fill_ins: list[FillIn] = []

@@ -41,8 +41,17 @@ class Candidate:
 
 @dataclass(frozen=True, slots=True)
 class Ranked:
+    """A candidate's score and its parts, on the scale of the score: ``lexical`` (None
+    without words in common), ``semantic`` (None without an embedder), ``fused`` (the
+    two combined), ``layered`` (after the layer's prior); the rest of ``score`` is what
+    the conversation neighbours lent."""
+
     score: float
     candidate: Candidate
+    lexical: float = 0.0
+    semantic: float | None = None
+    fused: float = 0.0
+    layered: float = 0.0
 
 
 def rank_candidates(
@@ -67,30 +76,41 @@ def rank_candidates(
     and one word found of many is no perfect score). With one, the cosine already says how
     much of the question a memory answers, and fusing the held words' share loses recall
     (docs/benchmarks.md, "Recall across layers", table "Words no memory holds")."""
-    scores: list[float] = []
+    scale = 1.0 if semantic else lexical_share
+    parts: list[tuple[float, float | None, float, float]] = []
     for candidate in candidates:
         score = candidate.lexical
+        meaning: float | None = None
         if semantic:
             cosine = candidate.cosine if candidate.cosine is not None else -1.0
-            score = fuse(score, semantic_score(cosine, similarity_floor))
+            meaning = semantic_score(cosine, similarity_floor)
+            score = fuse(score, meaning)
+        fused = score
         if candidate.layer == "procedural" and candidate.success_rate is not None:
             score = success_weighted(score, candidate.success_rate)
         elif candidate.layer == "core":
             score *= CORE_PRIOR
-        scores.append(score)
-    found = [(s, c) for s, c in zip(scores, candidates, strict=True) if s > 0]
+        parts.append((candidate.lexical, meaning, fused, score))
+    found = [(p, c) for p, c in zip(parts, candidates, strict=True) if p[3] > 0]
+    lifted: dict[int | str, float] = {}
     if neighbours:
         stored = [
-            (s, c.key, c.created_at)
-            for s, c in found
+            (p[3], c.key, c.created_at)
+            for p, c in found
             if isinstance(c.key, int) and c.created_at is not None
         ]
-        lifted: dict[int | str, float] = dict(
-            zip([key for _, key, _ in stored], with_neighbours(stored), strict=True)
+        lifted = dict(zip([key for _, key, _ in stored], with_neighbours(stored), strict=True))
+    ranked = [
+        Ranked(
+            min(1.0, lifted.get(c.key, p[3])) * scale,
+            c,
+            lexical=p[0] * scale,
+            semantic=p[1],
+            fused=p[2] * scale,
+            layered=p[3] * scale,
         )
-        found = [(lifted.get(c.key, s), c) for s, c in found]
-    scale = 1.0 if semantic else lexical_share
-    ranked = [Ranked(min(1.0, s) * scale, c) for s, c in found]
+        for p, c in found
+    ]
     ranked.sort(key=_order)
     return ranked
 

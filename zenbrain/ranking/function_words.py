@@ -21,7 +21,7 @@ from zenbrain.text import tokenize
 __all__ = ["FUNCTION_WORDS", "FUNCTION_WORD_WEIGHT", "is_function_word"]
 
 # docs/benchmarks.md, "Recall across layers", table "Function words".
-FUNCTION_WORD_WEIGHT = 0.1
+FUNCTION_WORD_WEIGHT = 0.25
 
 _ENGLISH = """
 when where why whose whenever wherever whatever whichever however whether a about above

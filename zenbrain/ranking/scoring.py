@@ -13,7 +13,7 @@ Lexical score (0..1) of a memory for a query, both as index terms (:mod:`zenbrai
   ``sum(weight * min(1, factor)) / sum(weight)``, lies in 0..1 and means the same for every
   query and every layer: 1 is what the query can attain (each of its words in a memory no
   longer than average), and a memory holding only the query's rarer half of IDF mass scores
-  about 0.5, whatever else was found. Function words weigh a tenth of their IDF
+  about 0.5, whatever else was found. Function words weigh a quarter of their IDF
   (:func:`query_weights`), so "when" or "wie" alone scores near 0.
 * proximity: the share of the query's neighbouring word pairs that stand next to each other
   in the memory too (weighted by their IDF), so "Kieler Förde" beats a text that has "Kiel"

@@ -187,7 +187,7 @@ async def recall(body: RecallRequest, memory: Memory, request: Request) -> list[
     parts: list[dict[str, Any]] = []
     if body.explain and results:
         parts = await asyncio.to_thread(
-            inspection.explain, memory._scope, body.query, results, body.context
+            inspection.explain, memory._scope, body.query, results, body.context, body.layers
         )
     shown = []
     for index, result in enumerate(results):
