@@ -254,9 +254,7 @@ def _coordinator_class(needs_embedder: bool) -> Any:
     return MemoryCoordinator
 
 
-def _zenbrain_system(
-    name: str, embedder: CachedEmbedder | None, *, routed: bool = False
-) -> System:
+def _zenbrain_system(name: str, embedder: CachedEmbedder | None, *, routed: bool = False) -> System:
     coordinator_class = _coordinator_class(needs_embedder=embedder is not None)
     # One real SQLite file per run; every conversation is its own namespace in it.
     workdir = tempfile.TemporaryDirectory(prefix="zenbrain-locomo-")

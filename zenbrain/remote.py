@@ -76,6 +76,17 @@ class RemoteMemory:
             self._namespace = str(self._run(wire.Call("GET", "/v1/whoami", dict))["namespace"])
         return self._namespace
 
+    @property
+    def location(self) -> str | None:
+        """None: the store is the server's, opened there, never by this process (an
+        adapter that would open the store again with another embedder cannot, and says so)."""
+        return None
+
+    @property
+    def embedding_model(self) -> str | None:
+        """None: the server embeds with the model its own store records."""
+        return None
+
     def _params(self, call: wire.Call) -> dict[str, Any]:
         params = dict(call.params or {})
         if self._namespace is not None:
