@@ -174,7 +174,6 @@ class _Search:
     ) -> None:
         self.scope = scope
         self.repo = scope.repo
-        self.index = scope.repo.database
         self.terms = terms
         self.query_vector = query_vector
         self.context = context
@@ -213,8 +212,8 @@ class _Search:
         else:
             indexed = [*searched, *(["core"] if with_core else [])]
             if indexed:
-                self.layer_statistics = self.index.lexical.statistics(
-                    conn, self.scope.namespace, indexed, self.terms, self.context
+                self.layer_statistics = self.repo.statistics(
+                    conn, indexed, self.terms, self.context
                 )
             for stats in self.layer_statistics.values():
                 self.collection.add_counts(stats.documents, stats.average_length, stats.frequencies)
@@ -229,12 +228,8 @@ class _Search:
             keys = {layer: self._candidate_keys(conn, layer) for layer in searched}
             if self.match is None and self.read_ahead and searched:
                 # Every layer's lexical candidates in one statement.
-                lexical = self.index.lexical.candidates_by_layer(
-                    conn,
-                    self.scope.namespace,
-                    self._terms_by_layer(searched),
-                    self.context,
-                    self.pool,
+                lexical = self.repo.lexical_candidates(
+                    conn, self._terms_by_layer(searched), self.context, self.pool
                 )
                 keys = {
                     layer: (
@@ -297,7 +292,7 @@ class _Search:
         within the metadata filter if any. Without a filter and with read-ahead, only the
         vector index is asked here: :meth:`run` reads every layer's lexical candidates in
         one statement."""
-        namespace, context = self.scope.namespace, self.context
+        context = self.context
         stats = self.layer_statistics.get(layer)
         frequencies = stats.frequencies if stats is not None else {}
         allowed: set[int] | None = None
@@ -315,15 +310,11 @@ class _Search:
         while True:
             lexical_pks: list[int] = []
             if allowed is not None or not self.read_ahead:
-                lexical_pks = self.index.lexical.candidates(
-                    conn, namespace, layer, candidate_terms(frequencies), context, pool
-                )
+                terms = {layer: candidate_terms(frequencies)}
+                lexical_pks = self.repo.lexical_candidates(conn, terms, context, pool)[layer]
             cosines = {}
             if self.query_vector is not None:
-                nearest = self.index.vectors.nearest(
-                    conn, namespace, layer, self.query_vector, context, pool
-                )
-                cosines = dict(nearest)
+                cosines = self.repo.nearest(conn, layer, self.query_vector, context, pool)
             if allowed is None or pool >= min(total, MAX_FILTERED_POOL):
                 break
             if len(allowed.intersection([*lexical_pks, *cosines])) >= self.limit:
@@ -345,7 +336,7 @@ class _Search:
         times: dict[int, Any] = {}
         wanted = {layer: pks for layer, (pks, _) in keys.items() if layer != "procedural" and pks}
         if self.query is not None and wanted:
-            held = self.index.lexical.indexed_documents(conn, self.scope.namespace, wanted) or {}
+            held = self.repo.indexed_documents(conn, wanted)
             for entry in held.values():
                 scores, ties = self.query.scores_and_ties(
                     entry.documents, self.collection.average_length

@@ -36,7 +36,12 @@ from zenbrain.storage.dialect import (
     stored_cosines,
     upsert_insert,
 )
-from zenbrain.storage.indexes import IndexedText, IndexedVector
+from zenbrain.storage.indexes import (
+    IndexedDocuments,
+    IndexedText,
+    IndexedVector,
+    ScopeStatistics,
+)
 from zenbrain.storage.reads import (
     by_pk_statement,
     core_statement,
@@ -407,14 +412,44 @@ class Repository:
         )
         return {str(i) for i in conn.execute(query).scalars()}
 
+    def statistics(
+        self, conn: Connection, layers: Sequence[str], terms: Sequence[str], context: str | None
+    ) -> dict[str, ScopeStatistics]:
+        """Each layer's counts for the query's terms (the lexical index's own)."""
+        return self.database.lexical.statistics(conn, self.namespace, layers, terms, context)
+
+    def lexical_candidates(
+        self,
+        conn: Connection,
+        terms_by_layer: Mapping[str, Sequence[str]],
+        context: str | None,
+        limit: int,
+    ) -> dict[str, list[int]]:
+        """Each layer's best keys by its words, in one statement."""
+        return self.database.lexical.candidates_by_layer(
+            conn, self.namespace, terms_by_layer, context, limit
+        )
+
+    def nearest(
+        self, conn: Connection, layer: str, query: np.ndarray, context: str | None, limit: int
+    ) -> dict[int, float]:
+        """The layer's ``limit`` nearest keys to ``query``, with their cosines."""
+        return dict(
+            self.database.vectors.nearest(conn, self.namespace, layer, query, context, limit)
+        )
+
+    def indexed_documents(
+        self, conn: Connection, pks_by_layer: Mapping[str, Sequence[int]]
+    ) -> dict[str, IndexedDocuments]:
+        """The memories' index terms in order and times (empty: the index keeps no order)."""
+        return self.database.lexical.indexed_documents(conn, self.namespace, pks_by_layer) or {}
+
     def pks_of_ids(self, conn: Connection, ids: Sequence[str]) -> dict[str, int]:
         """The primary key of each of ``ids`` that this namespace holds."""
-        if not ids:
-            return {}
         query = select(memories.c.id, memories.c.pk).where(
             keyed_namespace_filter(self.namespace), memories.c.id.in_(list(ids))
         )
-        return {str(i): int(pk) for i, pk in conn.execute(query).all()}
+        return {str(i): int(pk) for i, pk in conn.execute(query).all()} if ids else {}
 
     # ------------------------------------------------------------------ review and procedures
     def due_facts(self, conn: Connection, now: datetime, limit: int) -> list[Row[Any]]:
