@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from zenbrain import MemoryCoordinator
-from zenbrain.memory import recall as recall_module
+from zenbrain.memory import candidates as candidates_module
 from zenbrain.providers import HashingEmbedder
 from zenbrain.storage.records import indexed_text
 from zenbrain.storage.repository import Repository
@@ -103,7 +103,7 @@ def test_reading_all_layers_at_once_returns_what_the_per_layer_path_returns(
     assert any(len(results) >= 10 and results[0].score > 0 for results in at_once)
     assert any(r.layer == "procedural" and r.score > 0 for results in at_once for r in results)
     # Without the read-ahead every layer's lexical candidates are read on their own.
-    monkeypatch.setattr(recall_module._Search, "read_ahead", False)
+    monkeypatch.setattr(candidates_module.Search, "read_ahead", False)
     per_layer = _all_recalls(varied)
     assert at_once == per_layer
 

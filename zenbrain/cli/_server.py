@@ -42,7 +42,7 @@ def serve(host: str, port: int, cors_origins: tuple[str, ...], max_body: int | N
     from zenbrain.errors import require
 
     require("fastapi", "server", "zenbrain serve")
-    from zenbrain.server.running import serve as run
+    from zenbrain.server import serve as run
 
     location = resolve_location(settings().db)
     shown = host if ":" not in host else f"[{host}]"
@@ -75,10 +75,10 @@ def keys() -> None:
 @global_options
 def keys_add(namespace: str, prefix: bool, name: str | None) -> int:
     """Make a key for NAMESPACE and print it (shown this once)."""
-    from zenbrain.storage.api_keys import add_key
+    from zenbrain.server.keys import add_key
 
     with open_memory(write=True) as memory:
-        key, token = add_key(memory.database, namespace, is_prefix=prefix, name=name)
+        key, token = add_key(memory, namespace, is_prefix=prefix, name=name)
     emit(
         {**key.to_dict(), "token": token},
         f"{token}\n(key {key.key_id} for {key.namespace!r}{' and below' if prefix else ''}; "
@@ -93,12 +93,10 @@ def keys_add(namespace: str, prefix: bool, name: str | None) -> int:
 @global_options
 def keys_list(include_revoked: bool) -> int:
     """List the keys (never their tokens)."""
-    from zenbrain.storage.api_keys import list_keys
+    from zenbrain.server.keys import list_keys
 
     with open_memory() as memory:
-        rows = [
-            key.to_dict() for key in list_keys(memory.database, include_revoked=include_revoked)
-        ]
+        rows = [key.to_dict() for key in list_keys(memory, include_revoked=include_revoked)]
     emit(
         {"count": len(rows), "keys": rows},
         table(rows, ["key_id", "name", "namespace", "is_prefix", "created_at", "revoked_at"]),
@@ -112,10 +110,10 @@ def keys_list(include_revoked: bool) -> int:
 @global_options
 def keys_revoke(key_id: str) -> int:
     """Revoke the key KEY_ID: requests with it are refused from now on."""
-    from zenbrain.storage.api_keys import revoke_key
+    from zenbrain.server.keys import revoke_key
 
     with open_memory() as memory:
-        done = revoke_key(memory.database, key_id)
+        done = revoke_key(memory, key_id)
     if not done:
         return not_found(f"no active key {key_id!r}", {"revoked": False, "key_id": key_id})
     emit({"revoked": True, "key_id": key_id}, f"revoked key {key_id}", as_json=settings().json)

@@ -6,7 +6,8 @@ coordinator delegates to them. SQL lives in
 :mod:`zenbrain.storage.repository`, never here.
 
 - :mod:`~zenbrain.memory.store`: validating, routing and writing memories
-- :mod:`~zenbrain.memory.recall`: hybrid ranking per layer, core and working memory
+- :mod:`~zenbrain.memory.recall`: the recall pipeline (check, embed, search, rank, stages)
+- :mod:`~zenbrain.memory.candidates`: a recall's candidates of every layer, on one scale
 - :mod:`~zenbrain.memory.find`: metadata matches, atomic replace
 - :mod:`~zenbrain.memory.forget`: deleting a memory with what consolidation linked to it
 - :mod:`~zenbrain.memory.consolidate`: promoting emotional episodes to facts
