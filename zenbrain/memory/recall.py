@@ -5,6 +5,7 @@ before the lock is taken."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime  # validity hook
 from typing import Any, Literal
 
 import numpy as np
@@ -14,6 +15,7 @@ from zenbrain import _validation as check
 from zenbrain.errors import InvalidInputError
 from zenbrain.layers.core import core_score
 from zenbrain.layers.procedural import success_weighted
+from zenbrain.memory import validity  # validity hook
 from zenbrain.memory.find import check_match, check_subtree
 from zenbrain.memory.results import to_result
 from zenbrain.memory.scope import MemoryScope
@@ -61,6 +63,9 @@ def recall(
     context: str | None = None,
     where: Mapping[str, Any] | None = None,
     subtree: bool = False,
+    current_only: bool = False,  # validity hook
+    as_of: datetime | None = None,  # validity hook
+    time_range: tuple[datetime, datetime] | None = None,  # validity hook
 ) -> list[RecallResult]:
     """See :meth:`zenbrain.MemoryCoordinator.recall`.
 
@@ -86,13 +91,14 @@ def recall(
         raise InvalidInputError(f"core must be 'always' or 'matching', got {core!r}")
     ctx = check.check_optional_text(context, "context")
     match = check_match(where, "where") if where is not None else None
+    options = validity.check_options(text, scope.now(), current_only=current_only, as_of=as_of, time_range=time_range)  # validity hook  # noqa: E501  # fmt: skip
     terms = tokenize(text)
     query_vector = (
         scope.embedding.queries([text])[0]
         if scope.embedding is not None and any(name in SEARCHED_LAYERS for name in wanted)
         else None
     )
-    search = _LayerSearch(scope, terms, query_vector, ctx, limit, match, below)
+    search = _LayerSearch(scope, terms, query_vector, ctx, options.search_limit(limit), match, below)  # validity hook  # noqa: E501  # fmt: skip
     matches: list[RecallResult] = []
     # Per layer without a match, what stands in for it (its newest memories), read only if
     # the matches leave room for it.
@@ -136,6 +142,7 @@ def recall(
                     for r in extra if isinstance(extra, list) else extra():
                         if r.id not in shown and passes_floors(r):
                             kept.append(r)
+            kept = validity.arrange(scope, conn, kept, options)  # validity hook
         results = kept[:limit]
         writers = [stage for stage in scope.stages if stage.writes_on_recall and not below]
         if writers and results:

@@ -107,6 +107,8 @@ class MemoryScope:
     summarizer: Summarizer | None = None
     #: The coordinator's own current session (None until known).
     session_id: str | None = None
+    #: Knowledge updates on store: True (the rules), False (off) or a Resolver.
+    supersession: object = True
 
     @property
     def namespace(self) -> str:

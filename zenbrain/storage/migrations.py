@@ -213,6 +213,20 @@ def _record_text_version(db: Database, conn: Connection) -> None:
         _set_meta(conn, "text_version", "1")
 
 
+def _validity(db: Database, conn: Connection) -> None:
+    """Long-term memories carry a validity interval and the id of the memory that replaced
+    them (see :mod:`zenbrain.memory.validity`): every stored memory was valid from its own
+    time and is still current."""
+    add_column(conn, "zb_memories", "valid_from TIMESTAMP")
+    add_column(conn, "zb_memories", "valid_to TIMESTAMP")
+    add_column(conn, "zb_memories", "superseded_by VARCHAR(36)")
+    conn.exec_driver_sql("UPDATE zb_memories SET valid_from = created_at WHERE valid_from IS NULL")
+    conn.exec_driver_sql(
+        "CREATE INDEX IF NOT EXISTS zb_memories_superseded_by ON zb_memories (superseded_by) "
+        "WHERE superseded_by IS NOT NULL"
+    )
+
+
 #: Every step, oldest first. Append only (see the module docstring).
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial_schema", _initial_schema),
@@ -222,6 +236,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "content_hashes", _content_hashes),
     Migration(4, "sqlite_plain_terms", _sqlite_plain_terms),
     Migration(5, "content_hash_by_key_block", _content_hash_by_key_block),
+    Migration(6, "validity", _validity),
 )
 
 if MIGRATIONS[-1].version != SCHEMA_VERSION:  # pragma: no cover - a developer's mistake

@@ -85,6 +85,9 @@ class NewMemory:
     label: str | None = None
     vector: np.ndarray | None = None
     terms: list[str] | None = None  # tokenize(indexed_text), when worked out before the write
+    valid_from: datetime | None = None  # None: from created_at
+    supersedes: list[str] = field(default_factory=list)  # ids this memory closes
+    folded: list[str] | None = None  # words(content), kept from preparing it
     id: str = field(default_factory=new_memory_id)
 
     @property

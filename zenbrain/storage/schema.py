@@ -53,7 +53,7 @@ __all__ = [
     "vectors",
 ]
 
-SCHEMA_VERSION = 5  # the last step of zenbrain/storage/migrations.py
+SCHEMA_VERSION = 6  # the last step of zenbrain/storage/migrations.py
 
 metadata = MetaData()
 _PK = BigInteger().with_variant(Integer, "sqlite")  # INTEGER PRIMARY KEY is SQLite's rowid
@@ -81,7 +81,19 @@ memories = Table(
     Column("metadata", JSON, nullable=False),
     Column("created_at", DateTime, nullable=False),
     Column("updated_at", DateTime, nullable=False),
+    # Validity over time (zenbrain.memory.validity): true from valid_from (the memory's time
+    # unless given), until valid_to when a newer memory, superseded_by, replaced it.
+    Column("valid_from", DateTime),
+    Column("valid_to", DateTime),
+    Column("superseded_by", String(36)),
     Index("zb_memories_scope_time", "namespace", "layer", "created_at"),
+    # Partial: the few replaced memories only, so a new memory's insert never touches it.
+    Index(
+        "zb_memories_superseded_by",
+        "superseded_by",
+        sqlite_where=literal_column("superseded_by IS NOT NULL"),
+        postgresql_where=literal_column("superseded_by IS NOT NULL"),
+    ),
     sqlite_autoincrement=True,  # keys are never reused, so index caches can trust them
 )
 
