@@ -24,13 +24,13 @@ on BEAM and the scenario suite) in ``python -m benchmarks.knowledge_updates``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from zenbrain.text import fold, stem, words
+from zenbrain.text import fold, stem, tokenize, words
 
-__all__ = ["Claim", "claims", "probe_terms", "supersedes", "superseding_claims"]
+__all__ = ["Claim", "claims", "may_claim", "probe_terms", "supersedes", "superseding_claims"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,10 +44,11 @@ class Claim:
     value: str
     negated: bool = False
     marked: bool = False  # the sentence says it is an update ("now", "new", "jetzt")
+    terms: tuple[str, ...] = ()  # index terms of the words the claim was read from
 
 
 # ----------------------------------------------------------------------------- vocabulary
-_NAME = r"[A-ZÄÖÜ][\w'&.-]*(?:\s+(?:[A-ZÄÖÜ][\w'&.-]*|de|von|van|del|am|an|upon|on))*"
+_NAME = r"[A-ZÄÖÜ][\w'&.-]*(?:\s+(?:(?:de|von|van|del|am|an|upon|on)\s+)?[A-ZÄÖÜ][\w'&.-]*)*"
 _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a dozen": 12, "twenty": 20,
@@ -110,7 +111,6 @@ _HYPOTHETICAL = frozenset(
     ).split()
 )
 _SPEAKER = re.compile(r"^\s*(?P<s>[A-ZÄÖÜ][\w .'-]{0,40}?)\s*:\s+")
-_SENTENCE_END = re.compile(r"(?<=[.!?;\n])\s*")
 _GERMAN_ORDINAL_STEM = re.compile(r"(?:te[nrms]?)$")
 
 
@@ -132,7 +132,7 @@ _EMPLOYER = [
     rf"{_I}(?:'m| am)?\s+{_ADVERBS}(?i:work|working|employed)\s+(?i:at|for|with)\s+(?P<v>{_NAME})",
     rf"{_I}\s+(?P<n>(?i:don't|do not|no longer))\s+(?i:work)\s+(?i:at|for)\s+(?P<v>{_NAME})",
     rf"{_I}(?:'ve| have)?\s+{_ADVERBS}(?P<n>(?i:quit|left))\s+(?i:my (?:job|position) at\s+)(?P<v>{_NAME})",
-    rf"{_ICH}\s+arbeite\s+{_ADVERBS}(?P<n>nicht mehr\s+)?(?:bei|für|fuer)\s+(?P<v>{_NAME})",
+    rf"{_ICH}\s+arbeite\s+{_ADVERBS}(?P<n>nicht mehr\s+)?(?:bei|für|fuer)\s+(?:(?:der|die|dem|den)\s+)?(?P<v>{_NAME})",
     rf"{_ICH}\s+habe\s+{_ADVERBS}bei\s+(?P<v>{_NAME})\s+(?:angefangen|angeheuert)",
 ]  # fmt: skip
 _DIET_RULES = [
@@ -161,7 +161,7 @@ _COUNT = [
     rf"{_I}(?:'ve| have)?\s+{_ADVERBS}(?i:have|own|attended|completed|adopted|visited|got|have got|now have)\s+(?:(?i:a total of|about|around)\s+)?(?P<v>(?i:{_NUM}))\s+(?P<o>[A-Za-z][\w-]+)",
     rf"(?i:(?:that|this|it|today|yesterday)(?:'s| is| was| will be))\s+(?i:my)\s+(?P<v>(?i:{_ORD}))\s+(?P<o>[A-Za-z][\w-]+)",
     rf"{_ICH}\s+(?:habe|hab|besitze)\s+{_ADVERBS}(?:insgesamt\s+)?(?P<v>(?i:{_NUM}))\s+(?P<o>[A-ZÄÖÜ][\wäöüß-]+)",
-    rf"(?:das|es|heute)\s+(?:war|ist)\s+(?:mein|meine)\s+(?P<v>(?i:{_ORD}))\s+(?P<o>[A-ZÄÖÜ][\wäöüß-]+)",
+    rf"(?:[Dd]as|[Ee]s|[Hh]eute)\s+(?:war|ist)\s+(?:mein|meine)\s+(?P<v>(?i:{_ORD}))\s+(?P<o>[A-ZÄÖÜ][\wäöüß-]+)",
     rf"(?i:the number of)\s+(?P<o>[a-z][\w-]+)\b[^,]{{0,60}}?\b(?i:has|have|is|are)\s+{_ADVERBS}(?:(?i:grown|increased|risen|dropped|decreased|gone up|gone down|reached|changed)\s+)?(?i:to\s+)?(?P<v>\d[\d,.]*)",
 ]  # fmt: skip
 _PREFERENCE = [
@@ -227,16 +227,44 @@ _GATE_SOURCES = {
     "diet=omnivore": "=meat =fleisch",
     "diet=vegetarian": "=meat =fleisch",
     "relationship": "{I}+got m+married am+married m+single am+single "
-    + " ".join(f"{w}+{v}" for w in ("m", "am", "now", "not", "longer", "bin", "jetzt", "nicht")
-               for v in _STATUSES if " " not in v),
+    + " ".join(
+        f"{w}+{v}"
+        for w in ("m", "am", "now", "not", "longer", "bin", "jetzt", "nicht")
+        for v in _STATUSES
+        if " " not in v
+    ),
     "occupation": "work+as ich+arbeite",
     "count": "",  # see _gated
     "preference": " ".join(
         f"{w}+{v}"
-        for w in (*_I_WORDS.split(), "really", "absolutely", "totally", "truly", "do", "t",
-                  "longer", "stopped")
-        for v in ("love", "like", "enjoy", "prefer", "adore", "hate", "dislike", "detest",
-                  "stand", "liking", "enjoying", "mag", "liebe", "hasse", "geniesse")
+        for w in (
+            *_I_WORDS.split(),
+            "really",
+            "absolutely",
+            "totally",
+            "truly",
+            "do",
+            "t",
+            "longer",
+            "stopped",
+        )
+        for v in (
+            "love",
+            "like",
+            "enjoy",
+            "prefer",
+            "adore",
+            "hate",
+            "dislike",
+            "detest",
+            "stand",
+            "liking",
+            "enjoying",
+            "mag",
+            "liebe",
+            "hasse",
+            "geniesse",
+        )
     ),
     "favourite": "=favorite =favourite =lieblings",
     "plan": "m+planning am+planning m+going am+going i+plan {I}+booked {I}+scheduled "
@@ -265,6 +293,7 @@ _MARKER_WORDS = frozenset(
         "mittlerweile stattdessen geändert umgezogen gestiegen gesunken verschoben"
     ).split()
 )
+_RULE_BASES = tuple((name, name.split("=")[0], patterns) for name, patterns in _RULES)
 # Words in a named attribute that say nothing about which attribute it is.
 _GENERIC = frozenset(
     "new current updated revised latest total overall main final first last next daily "
@@ -315,20 +344,25 @@ def _count_noun(raw: str) -> str:
     return stem(folded)
 
 
-def _sentences(text: str) -> Iterator[tuple[str, set[str]]]:
-    """The statements of ``text`` with their folded words: questions and hypotheticals
-    ("if", "would", "thinking about", "wenn", "würde") are left out."""
-    for sentence in _SENTENCE_END.split(text):
-        if not sentence or "?" in sentence:
-            continue
-        folded = words(sentence)
-        if not _HYPOTHETICAL.isdisjoint(folded) or "thinking" in folded:
-            continue
-        yield sentence, _keys(folded)
+_SENTENCE_STOP = re.compile(r"[.!?;\n]")
+
+
+def _statement(body: str, start: int) -> tuple[str, bool] | None:
+    """The sentence of ``body`` starting at ``start`` and whether it says it is an update;
+    None for a question or a hypothetical ("if", "would", "thinking about", "wenn",
+    "würde"), which state nothing."""
+    stop = _SENTENCE_STOP.search(body, start)
+    end = len(body) if stop is None else stop.end()
+    sentence = body[start:end]
+    if "?" in sentence:
+        return None
+    folded = words(sentence)
+    if not _HYPOTHETICAL.isdisjoint(folded) or "thinking" in folded:
+        return None
+    return sentence, not _MARKER_WORDS.isdisjoint(folded)
 
 
 _DIGIT = re.compile(r"\d").search
-_MARKER_KEYS = frozenset(f"={w}" for w in _MARKER_WORDS)
 _ALL_GATES = frozenset().union(*_GATES.values())
 _COUNT_VERBS = frozenset(
     "have own attended completed adopted visited got habe hab besitze number".split()
@@ -336,6 +370,76 @@ _COUNT_VERBS = frozenset(
 _POSSESSIVE = frozenset("my mein meine".split())
 _ORDINAL_WORDS = frozenset([*_ORDINALS, "funfte"])
 _NUMERALS = frozenset([*_ORDINAL_WORDS, *_NUMBER_WORDS])
+# Every word some gate needs: a text holding none of them (and no digit) makes no claim.
+_GATE_WORDS = frozenset(
+    {part.lstrip("=") for key in _ALL_GATES for part in key.split("+")}
+    - {"i", "m", "ve", "am", "my", "do", "t", "ich", "bin", "not", "now", "just", "also",
+       "still", "really", "as", "als", "to", "with", "for", "in", "at", "into", "back", "off",
+       "on", "of", "called", "decided", "totally", "recently", "finally", "currently",
+       "actually", "already", "absolutely", "truly", "longer", "stopped", "got", "started"}
+    | _NUMERALS
+    | {"number", "favorite", "favourite"}
+)  # fmt: skip
+
+
+def _heads() -> dict[str, list[tuple[frozenset[str] | None, str]]]:
+    """Each gate key by its last word: that word, and the words one of which must come just
+    before it (None: the word alone opens the gate)."""
+    heads: dict[str, dict[str, set[str] | None]] = {}
+    for name, keys in _GATES.items():
+        for key in keys:
+            if key.startswith("="):
+                heads.setdefault(key[1:], {})[name] = None
+                continue
+            first, last = key.split("+")
+            entry = heads.setdefault(last, {})
+            if name not in entry or entry[name] is not None:
+                before = entry.get(name) or set()
+                before.add(first)
+                entry[name] = before
+    return {
+        word: [(None if before is None else frozenset(before), name) for name, before in by.items()]
+        for word, by in heads.items()
+    }
+
+
+_HEADS = _heads()
+_COPULA_NOW = frozenset(["is+now", "are+now", "ist+jetzt", "ist+nun", "sind+jetzt"])
+_CHANGE_WORDS = frozenset(["changed", "updated", "geaendert", "aktualisiert"])
+
+
+def _gated_rules(
+    folded: Sequence[str], present: set[str], text: str, superseding: bool
+) -> set[str]:
+    """The rule groups whose gates ``folded`` (a text's words) opens."""
+    open_rules: set[str] = set()
+    previous = ""
+    for word in folded:
+        entries = _HEADS.get(word)
+        if entries:
+            for before, name in entries:
+                if before is None or previous in before:
+                    open_rules.add(name)
+        previous = word
+    if _gated("count", set(), present, text):
+        open_rules.add("count")
+    if "ieblings" in text:
+        open_rules.add("favourite")
+    if not _MARKER_WORDS.isdisjoint(present):
+        if (
+            not superseding
+            or _DIGIT(text)
+            or not _CHANGE_WORDS.isdisjoint(present)
+            or any(
+                f"{a}+{b}" in _COPULA_NOW
+                for a, b in zip(folded, folded[1:], strict=False)
+                if b in ("now", "jetzt", "nun")
+            )
+        ):
+            open_rules.add("named")
+    elif not superseding:
+        open_rules.add("named")
+    return open_rules
 
 
 def _keys(folded: Sequence[str]) -> set[str]:
@@ -345,18 +449,19 @@ def _keys(folded: Sequence[str]) -> set[str]:
     return keys
 
 
-def _gated(attribute: str, present: set[str], sentence: str) -> bool:
-    """Whether ``attribute``'s patterns can match a sentence with these gate keys."""
+def _gated(attribute: str, keys: set[str], present: set[str], text: str) -> bool:
+    """Whether ``attribute``'s patterns can match a text with these gate keys and words."""
     if attribute == "named":
         return True  # the caller decides (a marker word)
     if attribute == "count":
-        present = {key[1:] for key in present if key[0] == "="}
         if present.isdisjoint(_COUNT_VERBS):
             return not present.isdisjoint(_POSSESSIVE) and (
-                not present.isdisjoint(_ORDINAL_WORDS) or _DIGIT(sentence)
+                not present.isdisjoint(_ORDINAL_WORDS) or bool(_DIGIT(text))
             )
-        return _DIGIT(sentence) or not present.isdisjoint(_NUMBER_WORDS)
-    return not present.isdisjoint(_GATES[attribute])
+        return bool(_DIGIT(text)) or not present.isdisjoint(_NUMBER_WORDS)
+    if attribute == "favourite" and "ieblings" in text:
+        return True
+    return not keys.isdisjoint(_GATES[attribute])
 
 
 def _claim(
@@ -400,7 +505,7 @@ def _claim(
             return None
         polarity = fold(found["p"])
         negative = polarity.startswith(_NEGATIVE_PREFERENCE) or negated
-        if re.search(r"\bnicht\b", sentence[match.end("o") :], re.IGNORECASE):
+        if re.search(r"\bnicht\b", match.string[match.end("o") : match.end("o") + 40]):
             negative = True
         return Claim(subject, "preference", key, "dislike" if negative else "like", False, marked)
     if attribute == "favourite":
@@ -436,36 +541,67 @@ def _value(raw: str) -> str:
     return fold(raw)
 
 
+def may_claim(text: str, folded: Sequence[str]) -> bool:
+    """Whether :func:`claims` can find anything in ``text`` at all (a cheap test): a text
+    failing it can neither replace nor be replaced."""
+    present = set(folded)
+    return (
+        not _GATE_WORDS.isdisjoint(present)
+        or bool(_DIGIT(text))
+        or not _MARKER_WORDS.isdisjoint(present)
+        or "ieblings" in text
+    )
+
+
 def claims(
-    text: str, *, superseding: bool = False, folded: Sequence[str] | None = None
+    text: str,
+    *,
+    superseding: bool = False,
+    folded: Sequence[str] | None = None,
+    only: frozenset[str] | None = None,
 ) -> tuple[Claim, ...]:
     """Every claim ``text`` makes about its speaker (see the module docstring). A text of the
     form ``"Name: ..."`` is Name speaking; otherwise the speaker is "I". ``superseding=True``
     reads only the claims that could replace an older one (a named attribute only in a
     sentence that says it changed): what a new memory is read for, at less cost. ``folded``:
     :func:`zenbrain.text.words` of ``text``, when the caller has them."""
-    if folded is not None and _ALL_GATES.isdisjoint(_keys(folded)):
-        marked = not _MARKER_WORDS.isdisjoint(folded)
-        numbered = bool(_DIGIT(text)) or not _NUMERALS.isdisjoint(folded)
-        owned = not _POSSESSIVE.isdisjoint(folded) or not _COUNT_VERBS.isdisjoint(folded)
-        if not (numbered and owned) and not (marked and _DIGIT(text)):
+    folded = words(text) if folded is None else folded
+    if _GATE_WORDS.isdisjoint(folded) and not _DIGIT(text) and "ieblings" not in text:
+        if superseding or _MARKER_WORDS.isdisjoint(folded):
             return ()  # no rule's words, no number: most texts end here
+    present = set(folded)
+    opened = _gated_rules(folded, present, text, superseding)
+    if not opened:
+        return ()
+    rules = [
+        (attribute, patterns)
+        for attribute, base, patterns in _RULE_BASES
+        if attribute in opened and (only is None or base in only)
+    ]
+    if not rules:
+        return ()
     speaker = _SPEAKER.match(text)
     subject = fold(speaker.group("s")) if speaker else "i"
     body = text[speaker.end() :] if speaker else text
     found: list[Claim] = []
-    for sentence, present in _sentences(body):
-        marked = not _MARKER_KEYS.isdisjoint(present)
-        for attribute, patterns in _RULES:
-            if not _gated(attribute, present, sentence):
-                continue
-            if superseding and attribute == "named" and not marked:
-                continue
-            for pattern in patterns:
-                for match in pattern.finditer(sentence):
-                    claim = _claim(attribute, match, sentence, subject, marked)
-                    if claim is not None:
-                        found.append(claim)
+    statements: dict[int, tuple[str, bool] | None] = {}  # sentence start -> (text, marked)
+    for attribute, patterns in rules:
+        for pattern in patterns:
+            for match in pattern.finditer(body):
+                # The patterns run over the whole text; a match counts only in a statement.
+                start = max(body.rfind(c, 0, match.start()) for c in ".!?;\n") + 1
+                if start not in statements:
+                    statements[start] = _statement(body, start)
+                statement = statements[start]
+                if statement is None:
+                    continue
+                sentence, sentence_marked = statement
+                if superseding and attribute == "named" and not sentence_marked:
+                    continue
+                claim = _claim(attribute, match, sentence, subject, sentence_marked)
+                if claim is not None:
+                    read = " ".join(v for v in match.groupdict().values() if v)
+                    found.append(replace(claim, terms=tuple(tokenize(read))))
     if any(c.attribute == "plan" and c.value == "cancelled" for c in found):
         # "I cancelled the trip I was planning": the cancellation is what the text says.
         found = [c for c in found if c.attribute != "plan" or c.value == "cancelled"]
@@ -504,14 +640,24 @@ def supersedes(new: Claim, old: Claim) -> bool:
     return True
 
 
-def superseding_claims(new_text: str, old_text: str) -> list[tuple[Claim, Claim]]:
+@lru_cache(maxsize=4096)
+def _claims_of(text: str, attributes: frozenset[str]) -> tuple[Claim, ...]:
+    return claims(text, only=attributes)
+
+
+def superseding_claims(
+    new_text: str, old_text: str, new_claims: Sequence[Claim] | None = None
+) -> list[tuple[Claim, Claim]]:
     """The pairs of claims by which ``new_text`` replaces ``old_text`` (empty: it does not).
     Two texts whose claims only repeat each other, or disagree on nothing, give none; so
     does a text that says both values (a comparison rather than an update)."""
-    old_claims = claims(old_text)
+    if new_claims is None:
+        new_claims = claims(new_text, superseding=True)
+    # Only the rules of the new claims' attributes read the candidate (cached: a candidate
+    # is read for many new memories).
+    old_claims = _claims_of(old_text, frozenset(c.attribute for c in new_claims))
     if not old_claims:
         return []
-    new_claims = claims(new_text, superseding=True)
     pairs = [(n, o) for n in new_claims for o in old_claims if supersedes(n, o)]
     if not pairs:
         return []
@@ -527,8 +673,6 @@ def superseding_claims(new_text: str, old_text: str) -> list[tuple[Claim, Claim]
 def probe_terms(claim: Claim) -> list[str]:
     """Index terms that an older memory about the same attribute is likely to contain: the
     words a lexical candidate search for it starts from."""
-    from zenbrain.text import tokenize
-
     words = {
         "residence": "live living moved wohne lebe gezogen",
         "employer": "work working job joined arbeite",
@@ -541,10 +685,12 @@ def probe_terms(claim: Claim) -> list[str]:
         "plan": "",
         "named": "",
     }[claim.attribute]
-    extra = " ".join(sorted(claim.key))
-    if claim.attribute in ("residence", "employer") and claim.value:
-        extra += " " + claim.value
-    return list(dict.fromkeys(tokenize(f"{words} {extra}")))
+    variants = (
+        [f"{k}{end}" for k in claim.key for end in ("en", "n")]
+        if claim.attribute == "count"
+        else []
+    )
+    return list(dict.fromkeys([*claim.terms, *variants, *tokenize(words)]))
 
 
 def claimed(texts: Sequence[str]) -> list[tuple[Claim, ...]]:

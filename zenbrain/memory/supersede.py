@@ -26,6 +26,7 @@ forgotten memory, and a memory it had replaced becomes current again when it was
 
 from __future__ import annotations
 
+import heapq
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -60,6 +61,9 @@ RULE_LAYERS = ("episodic", "semantic")
 # Lexical candidates read per claim: the older statements of an attribute rank high on its
 # words, and each candidate costs a row read and a rule check.
 CANDIDATES_PER_CLAIM = 8
+PROBE_TERMS = 8
+# A term in more of a batch's items than this says nothing about which one is meant.
+BATCH_TERM_POSTINGS = 64
 
 
 def check_supersession(value: object) -> bool | Resolver:
@@ -141,7 +145,8 @@ def apply(
         pending = _resolve(scope, conn, mode, pending, batch_pks, closed)
     for entry in pending:
         entry.claims = claims(entry.item.content, superseding=True, folded=entry.item.folded)
-    _by_rules(scope, conn, [p for p in pending if p.claims], batch_pks, closed)
+    if any(entry.claims for entry in pending):
+        _by_rules(scope, conn, pending, batch_pks, closed)
 
 
 def _valid_from(item: NewMemory) -> datetime:
@@ -165,6 +170,31 @@ def _candidates(
     return [rows[pk] for pk in pks if pk in rows and rows[pk].valid_to is None]
 
 
+class _BatchTerms:
+    """The earlier items of a batch by index term, built as far as it is asked (the lexical
+    index may not show a batch's own rows before it commits). Only ``wanted`` terms (those
+    some claim of the batch probes for) are kept: one set intersection per item."""
+
+    def __init__(self, entries: Sequence[_Pending], wanted: set[str]) -> None:
+        self.entries = entries
+        self.wanted = wanted
+        self.by_term: dict[str, list[int]] = {}
+        self.built = 0
+
+    def before(self, position: int, terms: Sequence[str], limit: int) -> list[_Pending]:
+        wanted = self.wanted
+        for index in range(self.built, position):
+            for term in wanted.intersection(self.entries[index].item.terms or ()):
+                self.by_term.setdefault(term, []).append(index)
+        self.built = max(self.built, position)
+        hits: dict[int, int] = {}
+        for term in terms:
+            for index in self.by_term.get(term, ())[-BATCH_TERM_POSTINGS:]:  # the latest
+                hits[index] = hits.get(index, 0) + 1
+        best = heapq.nlargest(limit, hits, key=lambda index: (hits[index], index))
+        return [self.entries[index] for index in best]
+
+
 def _by_rules(
     scope: MemoryScope,
     conn: Connection,
@@ -173,21 +203,34 @@ def _by_rules(
     closed: set[int],
 ) -> None:
     namespace = scope.namespace
-    # Earlier items of the batch, by (subject, attribute): the index may not show them yet.
-    earlier: dict[tuple[str, str], list[_Pending]] = {}
-    for entry in pending:
-        terms = list(dict.fromkeys(t for claim in entry.claims for t in probe_terms(claim)))
+    probes = {
+        id(entry): list(dict.fromkeys(t for c in entry.claims for t in probe_terms(c)))[
+            :PROBE_TERMS
+        ]
+        for entry in pending
+        if entry.claims
+    }
+    earlier = _BatchTerms(pending, {t for terms in probes.values() for t in terms})
+    # A batch stored into a scope that held nothing before has only itself to look at.
+    older = storage.holds_older(conn, namespace, min(batch_pks))
+    for position, entry in enumerate(pending):
+        if not entry.claims:
+            continue
+        terms = probes[id(entry)]
         olds: list[tuple[int, str, str, datetime]] = [
             (int(row.pk), str(row.id), str(row.content), from_db(row.valid_from or row.created_at))
-            for row in _candidates(scope, conn, terms, batch_pks, CANDIDATES_PER_CLAIM)
+            for row in (
+                _candidates(scope, conn, terms, batch_pks, CANDIDATES_PER_CLAIM) if older else ()
+            )
         ]
-        for claim in entry.claims:
-            for other in earlier.get((claim.subject, claim.attribute), []):
-                olds.append((other.pk, other.item.id, other.item.content, other.valid_from))
+        olds.extend(
+            (other.pk, other.item.id, other.item.content, other.valid_from)
+            for other in earlier.before(position, terms, CANDIDATES_PER_CLAIM)
+        )
         for old_pk, old_id, old_content, old_from in dict.fromkeys(olds):
             if old_pk in closed or old_pk == entry.pk:
                 continue
-            if not superseding_claims(entry.item.content, old_content):
+            if not superseding_claims(entry.item.content, old_content, entry.claims):
                 continue
             if old_from <= entry.valid_from:
                 storage.close(conn, namespace, old_pk, entry.valid_from, entry.item.id)
@@ -195,8 +238,6 @@ def _by_rules(
             elif entry.pk not in closed:  # the new statement is the older one
                 storage.close(conn, namespace, entry.pk, old_from, old_id)
                 closed.add(entry.pk)
-        for claim in entry.claims:
-            earlier.setdefault((claim.subject, claim.attribute), []).append(entry)
 
 
 def _resolve(

@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, update
+from sqlalchemy import Connection, Row, select, update
 
 from zenbrain.storage.reads import memory_select
 from zenbrain.storage.schema import keyed_namespace_filter, memories
 from zenbrain.storage.timestamps import to_db
 
-__all__ = ["close", "history_rows", "mend_after_forget", "rows_by_id"]
+__all__ = ["close", "history_rows", "holds_older", "mend_after_forget", "rows_by_id"]
 
 
 def rows_by_id(conn: Connection, namespace: str, ids: Sequence[str]) -> dict[str, Row[Any]]:
@@ -26,6 +26,17 @@ def rows_by_id(conn: Connection, namespace: str, ids: Sequence[str]) -> dict[str
         return {}
     query = memory_select(namespace, keyed=True).where(memories.c.id.in_(list(ids)))
     return {str(row.id): row for row in conn.execute(query).all()}
+
+
+def holds_older(conn: Connection, namespace: str, pk: int) -> bool:
+    """Whether ``namespace`` holds a memory stored before the one with key ``pk``."""
+    query = (
+        select(memories.c.pk)
+        .where(memories.c.pk < pk, keyed_namespace_filter(namespace))
+        .order_by(memories.c.pk.desc())
+        .limit(1)
+    )
+    return conn.execute(query).first() is not None
 
 
 def close(
