@@ -5,7 +5,8 @@ Parts, in one run (docs/guide/knowledge-updates.md holds the table it writes):
 - **BEAM** (100K chats; read from ``~/.cache/zenbrain-bench/beam/chats/100K/<n>/``, never
   copied): every turn is an episode, in conversation order. Knowledge-update questions name
   the turn with the original value and the turn with the update: *latest-first* is the share
-  of questions whose best-ranked evidence turn (in the top 50) is the update. Recall@10 for
+  of questions whose best-ranked evidence turn in the top 10 is the update (none there
+  counts as a miss). Recall@10 for
   knowledge-update, contradiction-resolution and temporal-reasoning questions.
 - **Scenarios** (:mod:`benchmarks.knowledge_scenarios`, English and German): profile changes
   with distractors that must not supersede. Latest-first and false supersession.
@@ -41,6 +42,7 @@ from zenbrain import MemoryCoordinator
 from zenbrain.memory import validity
 
 DEPTH = 50
+TOP = 10  # what an agent is shown: latest-first and recall are measured in the top 10
 BEAM_CATEGORIES = ("knowledge_update", "contradiction_resolution", "temporal_reasoning")
 SYSTEMS = ("bm25", "before", "zenbrain")
 START = datetime(2024, 1, 1, tzinfo=UTC)
@@ -170,7 +172,7 @@ def run_beam(corpora: Sequence[Corpus]) -> dict[str, dict[str, float]]:
             try:
                 for q in corpus.questions:
                     with _validity_bypassed() if name == "before" else _nothing():
-                        ranked = system.search(q["question"], DEPTH)
+                        ranked = system.search(q["question"], TOP)
                     cell = scores[name]
                     gold = [*q["old"], *q["new"]] if q["category"] != "knowledge_update" else q["new"]
                     cell.setdefault(f"{q['category']}:recall@10", []).append(_recall_at(ranked, gold))
@@ -214,7 +216,7 @@ def run_scenarios(scenarios: Sequence[Scenario]) -> dict[str, dict[str, float]]:
             system = _system(name, corpus)
             try:
                 with _validity_bypassed() if name == "before" else _nothing():
-                    ranked = system.search(scenario.question, DEPTH)
+                    ranked = system.search(scenario.question, TOP)
                 cell = out[name]
                 cell.setdefault("latest_first", []).append(float(_latest_first(ranked, old, new)))
                 cell.setdefault("recall@10", []).append(_recall_at(ranked, new))

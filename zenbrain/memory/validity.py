@@ -7,15 +7,16 @@ After the ranking (:mod:`zenbrain.memory.recall`) has scored its candidates, :fu
 2. ranks every replaced memory below what replaced it: the replacement takes the replaced
    memory's score when that is higher (read from the store if the ranking did not find
    it: it answers the same question), and the replaced one drops just below it;
-3. among near-duplicates (results matching the same query words, with scores within
-   :data:`NEAR_TIE` of each other) puts the newer first, by giving the group's scores to its
-   members newest first;
+3. among results about the same thing (sharing most of the question's words they match)
+   puts the newer first: it moves just above the older one and takes its score, when it
+   scores at least :data:`NEWER_SHARE` of it;
 4. prefers memories from the time the question names ("last Tuesday", "im März": see
-   :mod:`zenbrain.layers.time_expressions`) or the caller's ``time_range``: their scores
-   are raised by :data:`TIME_BOOST` of the distance to 1.
+   :mod:`zenbrain.layers.time_expressions`) or the caller's ``time_range``: when some match
+   lies in that span, the span's matches score in the upper half of 0..1 and the others in
+   the lower half, each in the ranking's order.
 
-Scores stay in 0..1 and keep their meaning: every step only moves a score between scores
-the ranking gave, or towards 1 by a fixed share.
+Scores stay in 0..1 and keep their order within what each step compares: steps 2 and 3
+only move a score between scores the ranking gave; step 4 maps them linearly.
 """
 
 from __future__ import annotations
@@ -34,11 +35,15 @@ from zenbrain.storage import validity as storage
 from zenbrain.text import content_tokens, tokenize
 from zenbrain.types import RecallResult
 
-__all__ = ["NEAR_TIE", "TIME_BOOST", "ValidityOptions", "arrange", "check_options"]
+__all__ = ["NEWER_SHARE", "TIME_BOOST", "ValidityOptions", "arrange", "check_options"]
 
-#: Two results whose scores differ by less than this share of the higher are near-equal.
-NEAR_TIE = 0.15
-#: A memory of the time the question names gains this share of its distance to score 1.
+#: A newer result about the same thing moves above an older one it scores this share of.
+NEWER_SHARE = 0.5
+#: "The same thing": at least this many question words shared, and this share of the words
+#: of the result matching fewer.
+SAME_THING_WORDS = 2
+SAME_THING_SHARE = 0.75
+#: When the question names a time, its matches score from this up, the others below it.
 TIME_BOOST = 0.5
 #: A replaced memory ranks at this share of its replacement's score, at most.
 DEMOTION = 0.9
@@ -123,7 +128,7 @@ def arrange(
     kept = _newer_first(kept, set(options.terms))
     if options.time_range is not None:
         kept = _prefer_time(kept, options.time_range)
-    kept.sort(key=lambda r: r.score, reverse=True)
+    kept.sort(key=lambda r: r.score, reverse=True)  # stable: a moved result stays first
     return kept
 
 
@@ -179,40 +184,45 @@ def _current_successor(
     return None
 
 
+def _same_thing(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Two results answer the same part of the question: they share at least two of its
+    words, and most of the words the one matching fewer of them matches."""
+    shared = len(a & b)
+    return shared >= SAME_THING_WORDS and shared >= SAME_THING_SHARE * min(len(a), len(b))
+
+
 def _newer_first(results: list[RecallResult], terms: set[str]) -> list[RecallResult]:
-    """Near-duplicates for this query (the same query words matched, near-equal scores):
-    their scores go to them newest first."""
+    """A newer result about the same thing as an older one ranked above it (and scoring at
+    least :data:`NEWER_SHARE` of its score) moves just above it, taking its score; the
+    results in between keep theirs. Replaced memories never move up."""
     ranked = sorted(results, key=lambda r: r.score, reverse=True)
-    groups: list[list[RecallResult]] = []
-    keys: list[frozenset[str]] = []
+    if not terms or len(ranked) < 2:
+        return ranked
+    placed: list[RecallResult] = []
+    matched: list[frozenset[str]] = []
     for result in ranked:
-        if result.score <= 0 or result.layer in ("core", "working") or not terms:
-            groups.append([result])
-            keys.append(frozenset())
-            continue
-        matched = frozenset(terms.intersection(content_tokens(result.content)))
-        for group, key in zip(groups, keys, strict=True):
-            head = group[0]
-            if (
-                key == matched
-                and key
-                and head.layer == result.layer
-                and result.score >= head.score * (1 - NEAR_TIE)
-            ):
-                group.append(result)
-                break
+        words = frozenset(terms.intersection(content_tokens(result.content)))
+        spot = None
+        if result.score > 0 and result.layer not in ("core", "working") and not (
+            result.superseded_by is not None
+        ):
+            for position, (other, other_words) in enumerate(zip(placed, matched, strict=True)):
+                if (
+                    other.layer == result.layer
+                    and other.score > 0
+                    and result.score >= other.score * NEWER_SHARE
+                    and _time(result) > _time(other)
+                    and _same_thing(words, other_words)
+                ):
+                    spot = position
+                    break
+        if spot is None:
+            placed.append(result)
+            matched.append(words)
         else:
-            groups.append([result])
-            keys.append(matched)
-    arranged: list[RecallResult] = []
-    for group in groups:
-        if len(group) == 1:
-            arranged.extend(group)
-            continue
-        scores = sorted((r.score for r in group), reverse=True)
-        newest = sorted(group, key=_time, reverse=True)
-        arranged.extend(replace(r, score=s) for r, s in zip(newest, scores, strict=True))
-    return arranged
+            placed.insert(spot, replace(result, score=placed[spot].score))
+            matched.insert(spot, words)
+    return placed
 
 
 def _time(result: RecallResult) -> datetime:
@@ -220,10 +230,19 @@ def _time(result: RecallResult) -> datetime:
 
 
 def _prefer_time(results: list[RecallResult], span: TimeRange) -> list[RecallResult]:
+    """Matches from the span first: their scores map onto the upper half of 0..1, the
+    others' onto the lower half (each group keeps its order). Without a match in the span
+    nothing changes."""
     start, end = span
+
+    def inside(r: RecallResult) -> bool:
+        return r.score > 0 and r.created_at is not None and start <= r.created_at < end
+
+    if not any(inside(r) for r in results):
+        return results
     return [
-        replace(r, score=round(r.score + (1 - r.score) * TIME_BOOST, 6))
-        if r.score > 0 and (when := r.created_at) is not None and start <= when < end
-        else r
+        replace(r, score=round(TIME_BOOST + (1 - TIME_BOOST) * r.score, 6))
+        if inside(r)
+        else replace(r, score=round(TIME_BOOST * r.score, 6))
         for r in results
     ]

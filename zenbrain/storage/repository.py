@@ -354,7 +354,8 @@ class Repository:
         )
         return list[Any](
             conn.execute(
-                select(memories.c.id, memories.c.content, memories.c.context)
+                select(memories.c.id, memories.c.content, memories.c.context,
+                       memories.c.created_at)  # fmt: skip
                 .where(
                     memories.c.namespace == self.namespace,
                     memories.c.layer == "episodic",
