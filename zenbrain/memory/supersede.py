@@ -249,11 +249,12 @@ def _resolve(
     closed: set[int],
 ) -> list[_Pending]:
     """Let the resolver decide for each memory; returns those the rules must decide (its
-    answer was unusable)."""
+    answer was unusable, or it had no candidates to judge)."""
     left: list[_Pending] = []
     for entry in pending:
         rows = _candidates(scope, conn, entry.item.terms or [], batch_pks, 5)
-        if not rows:
+        if not rows:  # nothing for the model to judge: the rules may still find something
+            left.append(entry)
             continue
         offered = [(str(row.id), str(row.content)) for row in rows]
         try:

@@ -68,6 +68,7 @@ from zenbrain.storage.indexes import IndexedText, LexicalIndex
 from zenbrain.storage.schema import (
     CONTENT_HASH_KEY_BLOCK,
     SCHEMA_VERSION,
+    SUPERSEDED_BY_INDEX,
     core_blocks,
     memories,
     meta,
@@ -221,10 +222,7 @@ def _validity(db: Database, conn: Connection) -> None:
     add_column(conn, "zb_memories", "valid_to TIMESTAMP")
     add_column(conn, "zb_memories", "superseded_by VARCHAR(36)")
     conn.exec_driver_sql("UPDATE zb_memories SET valid_from = created_at WHERE valid_from IS NULL")
-    conn.exec_driver_sql(
-        "CREATE INDEX IF NOT EXISTS zb_memories_superseded_by ON zb_memories (superseded_by) "
-        "WHERE superseded_by IS NOT NULL"
-    )
+    conn.exec_driver_sql(SUPERSEDED_BY_INDEX)
 
 
 #: Every step, oldest first. Append only (see the module docstring).

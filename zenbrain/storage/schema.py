@@ -8,6 +8,7 @@ layer-specific state sits in side tables keyed by the memory's integer ``pk``.
 from __future__ import annotations
 
 from sqlalchemy import (
+    DDL,
     JSON,
     BigInteger,
     Boolean,
@@ -24,12 +25,14 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    event,
     literal_column,
 )
 
 __all__ = [
     "CONTENT_HASH_KEY_BLOCK",
     "SCHEMA_VERSION",
+    "SUPERSEDED_BY_INDEX",
     "consolidation_links",
     "content_key_block",
     "core_blocks",
@@ -87,15 +90,17 @@ memories = Table(
     Column("valid_to", DateTime),
     Column("superseded_by", String(36)),
     Index("zb_memories_scope_time", "namespace", "layer", "created_at"),
-    # Partial: the few replaced memories only, so a new memory's insert never touches it.
-    Index(
-        "zb_memories_superseded_by",
-        "superseded_by",
-        sqlite_where=literal_column("superseded_by IS NOT NULL"),
-        postgresql_where=literal_column("superseded_by IS NOT NULL"),
-    ),
     sqlite_autoincrement=True,  # keys are never reused, so index caches can trust them
 )
+
+# Partial: the few replaced memories only, so a new memory's insert never touches it. Plain
+# DDL (the same on both back ends), not Index(..., postgresql_where=): that would import the
+# PostgreSQL dialect into every SQLite user.
+SUPERSEDED_BY_INDEX = (
+    "CREATE INDEX IF NOT EXISTS zb_memories_superseded_by ON zb_memories (superseded_by) "
+    "WHERE superseded_by IS NOT NULL"
+)
+event.listen(memories, "after_create", DDL(SUPERSEDED_BY_INDEX))
 
 CONTENT_HASH_KEY_BLOCK = 4096
 """Memories per key block of the content-hash index (see :func:`content_key_block`)."""
