@@ -52,11 +52,11 @@ START = datetime(2024, 1, 1, tzinfo=UTC)
 def _validity_bypassed() -> Iterator[None]:
     """Recall without its validity step: the ranking exactly as before this feature."""
     original = validity.arrange
-    validity.arrange = lambda scope, conn, results, options: list(results)  # type: ignore[assignment]
+    validity.arrange = lambda scope, conn, results, options: list(results)
     try:
         yield
     finally:
-        validity.arrange = original  # type: ignore[assignment]
+        validity.arrange = original
 
 
 @dataclass
@@ -74,9 +74,7 @@ class _Bm25:
         from benchmarks.locomo_systems import BM25Retriever
 
         self._retriever = BM25Retriever()
-        self._retriever.index(
-            [Turn(i, 0, "", text, when) for i, text, when in corpus.items]  # type: ignore[arg-type]
-        )
+        self._retriever.index([Turn(i, 0, "", text, when) for i, text, when in corpus.items])
 
     def search(self, query: str, k: int) -> list[str]:
         return self._retriever.search(query, k)
@@ -174,8 +172,12 @@ def run_beam(corpora: Sequence[Corpus]) -> dict[str, dict[str, float]]:
                     with _validity_bypassed() if name == "before" else _nothing():
                         ranked = system.search(q["question"], TOP)
                     cell = scores[name]
-                    gold = [*q["old"], *q["new"]] if q["category"] != "knowledge_update" else q["new"]
-                    cell.setdefault(f"{q['category']}:recall@10", []).append(_recall_at(ranked, gold))
+                    gold = (
+                        [*q["old"], *q["new"]] if q["category"] != "knowledge_update" else q["new"]
+                    )
+                    cell.setdefault(f"{q['category']}:recall@10", []).append(
+                        _recall_at(ranked, gold)
+                    )
                     if q["category"] == "knowledge_update":
                         cell.setdefault("latest_first", []).append(
                             float(_latest_first(ranked, q["old"], q["new"]))
@@ -368,12 +370,10 @@ def markdown(report: dict[str, Any], command: str) -> str:
             c = sc[s]
             fs = f"{c['false_supersession']:.3f}" if "false_supersession" in c else "-"
             oc = f"{c['closed_outdated']:.3f}" if "closed_outdated" in c else "-"
-            lines.append(
-                f"| {s} | {c['latest_first']:.3f} | {c['recall@10']:.3f} | {fs} | {oc} |"
-            )
+            lines.append(f"| {s} | {c['latest_first']:.3f} | {c['recall@10']:.3f} | {fs} | {oc} |")
         lines.append("")
-    fs = report.get("false_supersession")
-    if fs:
+    closures = report.get("false_supersession")
+    if closures:
         lines += [
             "**False supersession** (gold evidence turns closed by the rules, every turn "
             "stored in order) and recall@10:",
@@ -382,7 +382,7 @@ def markdown(report: dict[str, Any], command: str) -> str:
             "recall@10 bm25 | before | zenbrain |",
             "|---|---|---|---|---|---|---|---|",
         ]
-        for name, c in fs.items():
+        for name, c in closures.items():
             lines.append(
                 f"| {name} | {c['evidence']} | {c['closed_evidence']} | "
                 f"{c['false_supersession']:.4f} | {c['closed']} of {c['items']} | "

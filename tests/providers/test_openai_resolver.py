@@ -26,7 +26,9 @@ def test_proposes_the_candidates_the_model_names(openai_server: Any) -> None:
     openai_server.chat_content = "[2]"
     resolver = _resolver(openai_server)
     assert isinstance(resolver, Resolver)
-    chosen = resolver.propose("I moved to Berlin.", [("a", "I like tea."), ("b", "I live in Kiel.")])
+    chosen = resolver.propose(
+        "I moved to Berlin.", [("a", "I like tea."), ("b", "I live in Kiel.")]
+    )
     assert chosen == ["b"]
     (request,) = openai_server.requests
     assert request.path == "/v1/chat/completions"

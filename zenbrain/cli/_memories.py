@@ -173,9 +173,7 @@ def store(
 )
 @click.option("--context", metavar="NAME", help="Only episodes and facts of this context.")
 @click.option("--where", "where", multiple=True, metavar="KEY=VALUE", help=_WHERE_HELP)
-@click.option(
-    "--current-only", is_flag=True, help="Leave out memories a newer one replaced."
-)
+@click.option("--current-only", is_flag=True, help="Leave out memories a newer one replaced.")
 @global_options
 def recall(
     query: str,

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the rule patterns are data: one pattern a line reads best)
 """When a new statement replaces an older one: claims read from text by rules, and the rule
 that decides supersession. Pure functions, English and German; no database, no model.
 
@@ -23,6 +24,7 @@ on BEAM and the scenario suite) in ``python -m benchmarks.knowledge_updates``.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -71,9 +73,41 @@ _NUM = r"(?:\d[\d,.]*|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True))
 _ORD = r"(?:\d+(?:st|nd|rd|th|\.)|" + "|".join(_ORDINALS) + r"|fünfte)"
 # Counted nouns that measure an event rather than describe a state.
 _MEASURES = frozenset(
-    "mile km kilometer meter hour minute second day week month year time dollar euro buck "
-    "pound kg kilo percent point step rep lap page calori stunde minut tag woche monat jahr "
-    "mal kilometr".split()
+    [
+        "mile",
+        "km",
+        "kilometer",
+        "meter",
+        "hour",
+        "minute",
+        "second",
+        "day",
+        "week",
+        "month",
+        "year",
+        "time",
+        "dollar",
+        "euro",
+        "buck",
+        "pound",
+        "kg",
+        "kilo",
+        "percent",
+        "point",
+        "step",
+        "rep",
+        "lap",
+        "page",
+        "calori",
+        "stunde",
+        "minut",
+        "tag",
+        "woche",
+        "monat",
+        "jahr",
+        "mal",
+        "kilometr",
+    ]
 )
 _DIETS = {
     "vegan": "vegan", "veganer": "vegan", "veganerin": "vegan", "vegetarian": "vegetarian",
@@ -100,8 +134,30 @@ _I = r"(?:^|(?<=[\s,;:(\"]))(?:I|i)"
 _ICH = r"(?:^|(?<=[\s,;:(\"]))(?:[Ii]ch)"
 _OBJECT = r"(?P<o>[\w'-]+(?:\s+(?!and\b|but\b|because\b|und\b|aber\b|weil\b)[\w'-]+){0,3})"
 _PRONOUNS = frozenset(
-    "it this that them these those you him her what everything something anything "
-    "es das dies ihn sie euch dich alles etwas".split()
+    [
+        "it",
+        "this",
+        "that",
+        "them",
+        "these",
+        "those",
+        "you",
+        "him",
+        "her",
+        "what",
+        "everything",
+        "something",
+        "anything",
+        "es",
+        "das",
+        "dies",
+        "ihn",
+        "sie",
+        "euch",
+        "dich",
+        "alles",
+        "etwas",
+    ]
 )
 _HYPOTHETICAL = frozenset(
     fold(
@@ -296,14 +352,70 @@ _MARKER_WORDS = frozenset(
 _RULE_BASES = tuple((name, name.split("=")[0], patterns) for name, patterns in _RULES)
 # Words in a named attribute that say nothing about which attribute it is.
 _GENERIC = frozenset(
-    "new current updated revised latest total overall main final first last next daily "
-    "weekly monthly average basic initial neue neuer neues aktuelle".split()
+    [
+        "new",
+        "current",
+        "updated",
+        "revised",
+        "latest",
+        "total",
+        "overall",
+        "main",
+        "final",
+        "first",
+        "last",
+        "next",
+        "daily",
+        "weekly",
+        "monthly",
+        "average",
+        "basic",
+        "initial",
+        "neue",
+        "neuer",
+        "neues",
+        "aktuelle",
+    ]
 )
 # Named attributes that are people or things described, not values held: "my kids are 5".
 _NOT_ATTRIBUTES = frozenset(
-    "kid child son daughter husband wife friend dog cat mom dad mother father brother "
-    "sister family parent team boss partner girlfriend boyfriend baby thing idea one life "
-    "day week time way trip vacation question answer".split()
+    [
+        "kid",
+        "child",
+        "son",
+        "daughter",
+        "husband",
+        "wife",
+        "friend",
+        "dog",
+        "cat",
+        "mom",
+        "dad",
+        "mother",
+        "father",
+        "brother",
+        "sister",
+        "family",
+        "parent",
+        "team",
+        "boss",
+        "partner",
+        "girlfriend",
+        "boyfriend",
+        "baby",
+        "thing",
+        "idea",
+        "one",
+        "life",
+        "day",
+        "week",
+        "time",
+        "way",
+        "trip",
+        "vacation",
+        "question",
+        "answer",
+    ]
 )
 _NEGATIVE_PREFERENCE = ("hate", "dislike", "detest", "can't", "cannot", "don't", "do not",
                         "no longer", "stopped", "hasse")  # fmt: skip
@@ -317,10 +429,70 @@ def _words_key(text: str, limit: int = 4) -> frozenset[str]:
 
 
 _STOP_KEY = frozenset(
-    "the and for with to of in on at my our your his her their a an some more any much many "
-    "very really so too this that it is are was be been go going get der die das den dem des "
-    "ein eine einen mit und fuer zum zur nach auf im am anymore again now mehr wieder jetzt "
-    "nun".split()
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "my",
+        "our",
+        "your",
+        "his",
+        "her",
+        "their",
+        "a",
+        "an",
+        "some",
+        "more",
+        "any",
+        "much",
+        "many",
+        "very",
+        "really",
+        "so",
+        "too",
+        "this",
+        "that",
+        "it",
+        "is",
+        "are",
+        "was",
+        "be",
+        "been",
+        "go",
+        "going",
+        "get",
+        "der",
+        "die",
+        "das",
+        "den",
+        "dem",
+        "des",
+        "ein",
+        "eine",
+        "einen",
+        "mit",
+        "und",
+        "fuer",
+        "zum",
+        "zur",
+        "nach",
+        "auf",
+        "im",
+        "am",
+        "anymore",
+        "again",
+        "now",
+        "mehr",
+        "wieder",
+        "jetzt",
+        "nun",
+    ]
 )
 
 
@@ -340,7 +512,7 @@ def _number(raw: str) -> str:
 def _count_noun(raw: str) -> str:
     folded = fold(raw)
     if folded.endswith("en") and raw[:1].isupper():  # German plural: Katzen, Sitzungen
-        folded = folded[:-2] if not folded.endswith("ungen") else folded[:-2]
+        folded = folded[:-2]
     return stem(folded)
 
 
@@ -365,9 +537,21 @@ def _statement(body: str, start: int) -> tuple[str, bool] | None:
 _DIGIT = re.compile(r"\d").search
 _ALL_GATES = frozenset().union(*_GATES.values())
 _COUNT_VERBS = frozenset(
-    "have own attended completed adopted visited got habe hab besitze number".split()
+    [
+        "have",
+        "own",
+        "attended",
+        "completed",
+        "adopted",
+        "visited",
+        "got",
+        "habe",
+        "hab",
+        "besitze",
+        "number",
+    ]
 )
-_POSSESSIVE = frozenset("my mein meine".split())
+_POSSESSIVE = frozenset(["my", "mein", "meine"])
 _ORDINAL_WORDS = frozenset([*_ORDINALS, "funfte"])
 _NUMERALS = frozenset([*_ORDINAL_WORDS, *_NUMBER_WORDS])
 # Every word some gate needs: a text holding none of them (and no digit) makes no claim.
@@ -432,7 +616,7 @@ def _gated_rules(
             or not _CHANGE_WORDS.isdisjoint(present)
             or any(
                 f"{a}+{b}" in _COPULA_NOW
-                for a, b in zip(folded, folded[1:], strict=False)
+                for a, b in itertools.pairwise(folded)
                 if b in ("now", "jetzt", "nun")
             )
         ):
@@ -444,7 +628,7 @@ def _gated_rules(
 
 def _keys(folded: Sequence[str]) -> set[str]:
     """A text's gate keys: its adjacent word pairs ("a+b") and its words ("=a")."""
-    keys = set(map("+".join, zip(folded, folded[1:], strict=False)))
+    keys = set(map("+".join, itertools.pairwise(folded)))
     keys.update(map("=".__add__, folded))
     return keys
 
@@ -566,9 +750,13 @@ def claims(
     sentence that says it changed): what a new memory is read for, at less cost. ``folded``:
     :func:`zenbrain.text.words` of ``text``, when the caller has them."""
     folded = words(text) if folded is None else folded
-    if _GATE_WORDS.isdisjoint(folded) and not _DIGIT(text) and "ieblings" not in text:
-        if superseding or _MARKER_WORDS.isdisjoint(folded):
-            return ()  # no rule's words, no number: most texts end here
+    if (
+        _GATE_WORDS.isdisjoint(folded)
+        and not _DIGIT(text)
+        and "ieblings" not in text
+        and (superseding or _MARKER_WORDS.isdisjoint(folded))
+    ):
+        return ()  # no rule's words, no number: most texts end here
     present = set(folded)
     opened = _gated_rules(folded, present, text, superseding)
     if not opened:
@@ -663,7 +851,7 @@ def superseding_claims(
         return []
     # A new text still saying the old value ("I moved from Hamburg to Berlin, and I live in
     # Hamburg"?) is a contradiction in itself: leave it.
-    for new, old in pairs:
+    for _new, old in pairs:
         if any(c.attribute == old.attribute and c.key == old.key and c.value == old.value
                and c.negated == old.negated for c in new_claims):  # fmt: skip
             return []

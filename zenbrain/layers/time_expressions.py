@@ -60,10 +60,11 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("weekday", rf"\b(?:last|letzten|letzte|letzter|vergangenen|am|on)\s+(?P<d>{_WEEKDAY})\b"),
         ("month_year", rf"\b(?:in|im|during|of)?\s*(?P<m>{_MONTH})\s+(?P<y>(?:19|20)\d\d)\b"),
         ("month", rf"\b(?:in|im|during|last|letzten|since)\s+(?P<m>{_MONTH})\b"),
-        ("year", rf"\b(?:in|im jahr|im jahre|during)\s+(?P<y>(?:19|20)\d\d)\b"),
+        ("year", r"\b(?:in|im jahr|im jahre|during)\s+(?P<y>(?:19|20)\d\d)\b"),
         ("last_unit", r"\b(?:last|letzte|letzten|letztes|vergangene|vergangenen|vergangenes)\s+"
                       r"(?P<u>week|month|year|woche|monat|jahr)\b"),
-        ("this_unit", r"\b(?:this|diese|diesen|dieses)\s+(?P<u>week|month|year|woche|monat|jahr)\b"),
+        ("this_unit", r"\b(?:this|diese|diesen|dieses)\s+"
+                      r"(?P<u>week|month|year|woche|monat|jahr)\b"),
         ("yesterday", r"\b(?:the day before yesterday|vorgestern)\b"),
         ("yesterday", r"\b(?:yesterday|gestern)\b"),
         ("today", r"\b(?:today|heute)\b"),
@@ -148,8 +149,12 @@ def time_range_in(text: str, now: datetime) -> TimeRange | None:
         match = pattern.search(folded)
         if match is None:
             continue
-        if name == "month" and match.group("m") == "may" and not folded[match.start() :].startswith(
-            ("in may", "im mai", "during may", "since may", "last may")
+        if (
+            name == "month"
+            and match.group("m") == "may"
+            and not folded[match.start() :].startswith(
+                ("in may", "im mai", "during may", "since may", "last may")
+            )
         ):
             continue
         return _resolve(name, match, now)

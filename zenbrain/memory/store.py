@@ -221,7 +221,7 @@ def update(scope: MemoryScope, memory_id: object, content: object, **arguments: 
     if isinstance(memory_id, str) and memory_id:
         with scope.lock, scope.repo.read() as conn:
             old = scope.repo.row(conn, memory_id)
-    if old is None or old.layer not in supersede.RULE_LAYERS + ("procedural",):
+    if old is None or old.layer not in (*supersede.RULE_LAYERS, "procedural"):
         raise InvalidInputError(
             f"update needs the id of an episode, fact or procedure of namespace "
             f"{scope.namespace!r}, got {check.shown(memory_id)}; core blocks change with "

@@ -68,7 +68,7 @@ BATCH_TERM_POSTINGS = 64
 
 def check_supersession(value: object) -> bool | Resolver:
     """The coordinator's ``supersession=``: True (the rules), False (off) or a Resolver."""
-    if isinstance(value, bool) or isinstance(value, Resolver):
+    if isinstance(value, bool | Resolver):
         return value
     raise InvalidInputError(
         "supersession must be True (the deterministic rules), False (off) or a Resolver "
@@ -117,15 +117,13 @@ class _Pending:
     claims: tuple[Claim, ...]
 
 
-def apply(
-    scope: MemoryScope, conn: Connection, written: Sequence[tuple[int, NewMemory]]
-) -> None:
+def apply(scope: MemoryScope, conn: Connection, written: Sequence[tuple[int, NewMemory]]) -> None:
     """Close what the newly written memories (``(pk, item)``, in batch order) replace, in
     the caller's transaction (see the module docstring)."""
     namespace = scope.namespace
     mode = getattr(scope, "supersession", True)
     closed: set[int] = set()
-    for pk, item in written:
+    for _pk, item in written:
         if item.supersedes:
             since = item.valid_from or item.created_at or scope.now()
             for row in storage.rows_by_id(conn, namespace, item.supersedes).values():
@@ -287,7 +285,8 @@ def history(scope: MemoryScope, memory_id: object) -> list[RecallResult]:
     if not isinstance(memory_id, str) or not memory_id or len(memory_id) > 36:
         return []
     with scope.lock, scope.repo.read() as conn:
-        return [to_result(row, 1.0) for row in storage.history_rows(conn, scope.namespace, memory_id)]
+        rows = storage.history_rows(conn, scope.namespace, memory_id)
+    return [to_result(row, 1.0) for row in rows]
 
 
 def words_of(item: NewMemory) -> list[str]:

