@@ -64,10 +64,11 @@ class ValidityOptions:
 
     def search_limit(self, limit: int) -> int:
         """How many results per layer the ranking should keep for :func:`arrange`: more
-        than ``limit`` when memories may be left out, so that they leave no gap. (Reading
-        past the cut for newer memories was measured and lowered recall@10 on every
-        dataset: docs/guide/knowledge-updates.md.)"""
-        filtering = self.current_only or self.as_of is not None or self.time_range is not None
+        than ``limit`` when memories may be left out, so that they leave no gap. Otherwise
+        ``limit``: reading past the cut for newer memories, or for memories of the time the
+        question names, was measured and lowered recall@10 (docs/guide/knowledge-updates.md),
+        so those steps only reorder what the ranking found."""
+        filtering = self.current_only or self.as_of is not None
         return min(1000, limit * (WIDENING if filtering else LOOKAHEAD))
 
 
