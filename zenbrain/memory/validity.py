@@ -7,7 +7,8 @@ After the ranking (:mod:`zenbrain.memory.recall`) has scored its candidates, :fu
 2. ranks every replaced memory below what replaced it: the replacement takes the replaced
    memory's score when that is higher (read from the store if the ranking did not find
    it: it answers the same question), and the replaced one drops just below it;
-3. among results about the same thing (sharing most of the question's words they match)
+3. among results about the same thing (sharing most of the question's words they match,
+   a conversation turn's speaker not counted)
    puts the newer first: it moves just above the older one and takes its score, when it
    scores at least :data:`NEWER_SHARE` of it;
 4. prefers memories from the time the question names ("last Tuesday", "im März": see
@@ -21,6 +22,7 @@ only move a score between scores the ranking gave; step 4 maps them linearly.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -51,6 +53,7 @@ DEMOTION = 0.9
 WIDENING = 3
 LOOKAHEAD = 1
 _MAX_CHAIN = 20
+_SPEAKER = re.compile(r"^\s*([A-ZÄÖÜ][\w .'-]{0,40}?)\s*:\s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +210,9 @@ def _newer_first(results: list[RecallResult], terms: set[str]) -> list[RecallRes
     matched: list[frozenset[str]] = []
     for result in ranked:
         words = frozenset(terms.intersection(content_tokens(result.content)))
+        speaker = _SPEAKER.match(result.content)
+        if speaker:  # a conversation turn's speaker is in half the turns: no evidence
+            words = words.difference(content_tokens(speaker.group(1)))
         spot = None
         if (
             result.score > 0
