@@ -8,7 +8,8 @@ After the ranking (:mod:`zenbrain.memory.recall`) has scored its candidates, :fu
    memory's score when that is higher (read from the store if the ranking did not find
    it: it answers the same question), and the replaced one drops just below it;
 3. among results about the same thing (sharing most of the question's words they match,
-   a conversation turn's speaker not counted)
+   a conversation turn's speaker not counted); not for a question asking for the earliest
+   ("when did I first ...", "zuerst")
    puts the newer first: it moves just above the older one and takes its score, when it
    scores at least :data:`NEWER_SHARE` of it;
 4. prefers memories from the time the question names ("last Tuesday", "im März": see
@@ -34,7 +35,7 @@ from zenbrain.layers.time_expressions import TimeRange, time_range_in
 from zenbrain.memory.results import to_result
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.storage import validity as storage
-from zenbrain.text import content_tokens, tokenize
+from zenbrain.text import content_tokens, tokenize, words
 from zenbrain.types import RecallResult
 
 __all__ = ["NEWER_SHARE", "TIME_BOOST", "ValidityOptions", "arrange", "check_options"]
@@ -53,6 +54,26 @@ DEMOTION = 0.9
 WIDENING = 3
 LOOKAHEAD = 1
 _MAX_CHAIN = 20
+# A question asking for the earliest ("when did I first ...", "zuerst") is not about what is
+# current: the newer-first step leaves it alone.
+_EARLIEST = frozenset(
+    [
+        "first",
+        "earliest",
+        "originally",
+        "initially",
+        "oldest",
+        "previously",
+        "zuerst",
+        "erste",
+        "ersten",
+        "erstes",
+        "erstmals",
+        "anfangs",
+        "urspruenglich",
+        "frueher",
+    ]
+)
 _SPEAKER = re.compile(r"^\s*([A-ZÄÖÜ][\w .'-]{0,40}?)\s*:\s")
 
 
@@ -64,6 +85,7 @@ class ValidityOptions:
     as_of: datetime | None = None
     time_range: TimeRange | None = None
     terms: tuple[str, ...] = ()
+    newer_first: bool = True  # False when the question asks for the earliest
 
     def search_limit(self, limit: int) -> int:
         """How many results per layer the ranking should keep for :func:`arrange`: more
@@ -109,7 +131,8 @@ def check_options(
         span = (start, end)
     else:
         span = time_range_in(query, moment or now)
-    return ValidityOptions(current_only, moment, span, tuple(tokenize(query)))
+    asks_earliest = not _EARLIEST.isdisjoint(words(query))
+    return ValidityOptions(current_only, moment, span, tuple(tokenize(query)), not asks_earliest)
 
 
 def _valid_at(result: RecallResult, moment: datetime) -> bool:
@@ -133,7 +156,8 @@ def arrange(
     elif options.current_only:
         kept = [r for r in kept if r.valid_to is None]
     kept = _below_replacements(scope, conn, kept, moment)
-    kept = _newer_first(kept, set(options.terms))
+    if options.newer_first:
+        kept = _newer_first(kept, set(options.terms))
     if options.time_range is not None:
         kept = _prefer_time(kept, options.time_range)
     kept.sort(key=lambda r: r.score, reverse=True)  # stable: a moved result stays first
