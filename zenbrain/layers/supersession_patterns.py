@@ -472,7 +472,35 @@ def _gated_rules(
             open_rules.add("named")
     elif not superseding:
         open_rules.add("named")
+    if superseding and "preference" in open_rules and _TURNED.isdisjoint(present):
+        # A like replaces a dislike only when the text says it turned ("now", "anymore",
+        # "don't", "kein ... mehr"); a plain "I love X" replaces nothing.
+        open_rules.discard("preference")
     return open_rules
+
+
+_TURNED = _MARKER_WORDS | frozenset(
+    [
+        "don",
+        "t",
+        "not",
+        "no",
+        "longer",
+        "hate",
+        "dislike",
+        "detest",
+        "stopped",
+        "cannot",
+        "can",
+        "kein",
+        "keinen",
+        "keine",
+        "nicht",
+        "mehr",
+        "anymore",
+        "hasse",
+    ]
+)
 
 
 def _keys(folded: Sequence[str]) -> set[str]:
