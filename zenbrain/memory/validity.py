@@ -43,9 +43,9 @@ __all__ = ["NEWER_SHARE", "TIME_BOOST", "ValidityOptions", "arrange", "check_opt
 #: A newer result about the same thing moves above an older one it scores this share of.
 NEWER_SHARE = 0.5
 #: "The same thing": at least this many question words shared, and this share of the words
-#: of the result matching fewer.
+#: the older result matches.
 SAME_THING_WORDS = 2
-SAME_THING_SHARE = 0.75
+SAME_THING_SHARE = 0.8
 #: When the question names a time, its matches score from this up, the others below it.
 TIME_BOOST = 0.5
 #: A replaced memory ranks at this share of its replacement's score, at most.
@@ -216,11 +216,13 @@ def _current_successor(
     return None
 
 
-def _same_thing(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Two results answer the same part of the question: they share at least two of its
-    words, and most of the words the one matching fewer of them matches."""
-    shared = len(a & b)
-    return shared >= SAME_THING_WORDS and shared >= SAME_THING_SHARE * min(len(a), len(b))
+def _same_thing(newer: frozenset[str], older: frozenset[str]) -> bool:
+    """The newer result answers the same part of the question as the older (higher-ranked)
+    one: they share at least two of its words, and most of the words the older matches (a
+    word only the older one has, like the "beta" of "beta batch item 140", says they are
+    about different things)."""
+    shared = len(newer & older)
+    return shared >= SAME_THING_WORDS and shared >= SAME_THING_SHARE * len(older)
 
 
 def _newer_first(results: list[RecallResult], terms: set[str]) -> list[RecallResult]:
