@@ -64,6 +64,7 @@ def test_top_level_exports() -> None:
         "Interaction",
         "EmbeddingProvider",
         "Summarizer",
+        "Resolver",
         "ZenbrainError",
         "InvalidInputError",
         "UnknownLayerError",

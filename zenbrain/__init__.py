@@ -33,7 +33,7 @@ if TYPE_CHECKING:
         UnknownLayerError,
         ZenbrainError,
     )
-    from zenbrain.providers.base import EmbeddingProvider, Summarizer
+    from zenbrain.providers.base import EmbeddingProvider, Resolver, Summarizer
     from zenbrain.types import (
         ALL_LAYERS,
         DEFAULT_RECALL_LAYERS,
@@ -62,7 +62,7 @@ _SOURCES = {
         "UnknownLayerError",
         "ZenbrainError",
     ),
-    "zenbrain.providers.base": ("EmbeddingProvider", "Summarizer"),
+    "zenbrain.providers.base": ("EmbeddingProvider", "Resolver", "Summarizer"),
     "zenbrain.types": (
         "ALL_LAYERS",
         "DEFAULT_RECALL_LAYERS",
@@ -97,6 +97,7 @@ __all__ = [
     "MissingDependencyError",
     "ProviderError",
     "RecallResult",
+    "Resolver",
     "ReviewItem",
     "SchemaVersionError",
     "StorageError",

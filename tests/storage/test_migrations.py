@@ -147,6 +147,20 @@ def _assert_steps_4_and_5(memory: MemoryCoordinator) -> None:
             assert not inspect(conn).has_table("zb_fts")
 
 
+def test_validity_is_backfilled_and_works(old_store: str) -> None:
+    """Step 6 ("validity"): every stored memory was valid from its own time and is current;
+    a new statement then closes an old one on the migrated store."""
+    with MemoryCoordinator(old_store) as memory:
+        found = memory.find()
+        assert found and all(
+            r.valid_from == r.created_at and r.valid_to is None and r.superseded_by is None
+            for r in found
+        )
+        first = found[0]
+        newer = memory.store("a newer version", supersedes=[first.id], layer=first.layer)
+        assert [r.id for r in memory.history(first.id)] == [first.id, newer]
+
+
 def test_every_step_runs_once(old_store: str) -> None:
     MemoryCoordinator(old_store).close()
     with MemoryCoordinator(old_store) as memory, memory.database.read() as conn:

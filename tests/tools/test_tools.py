@@ -583,3 +583,19 @@ async def test_adispatch_binds_namespaces_too(memory: MemoryCoordinator) -> None
     assert [r["content"] for r in found["results"]] == ["Cy owns a kayak"]
     bad = await adispatch(memory, "zenbrain_health", namespace="")
     assert bad["error"]["type"] == "InvalidInputError"
+
+
+def test_recall_results_carry_validity_and_current_only_leaves_replaced_out(
+    memory: MemoryCoordinator,
+) -> None:
+    old = memory.store("I live in Hamburg.", created_at="2025-05-01T00:00:00+00:00")
+    new = memory.store("I moved to Berlin.", created_at="2025-10-01T00:00:00+00:00")
+    query = {"query": "Hamburg Berlin", "layers": ["semantic"], "min_score": 0.01}
+    recalled = dispatch(memory, "zenbrain_recall", query)
+    jsonschema.validate(recalled, get_tool("zenbrain_recall").output_schema)
+    by_id = {r["id"]: r for r in recalled["results"]}
+    assert by_id[old]["superseded_by"] == new
+    assert by_id[old]["valid_to"] == "2025-10-01T00:00:00+00:00"
+    assert by_id[new]["valid_to"] is None
+    current = dispatch(memory, "zenbrain_recall", {**query, "current_only": True})
+    assert [r["id"] for r in current["results"]] == [new]

@@ -173,6 +173,7 @@ def store(
 )
 @click.option("--context", metavar="NAME", help="Only episodes and facts of this context.")
 @click.option("--where", "where", multiple=True, metavar="KEY=VALUE", help=_WHERE_HELP)
+@click.option("--current-only", is_flag=True, help="Leave out memories a newer one replaced.")
 @global_options
 def recall(
     query: str,
@@ -183,6 +184,7 @@ def recall(
     core: Literal["always", "matching"],
     context: str | None,
     where: tuple[str, ...],
+    current_only: bool,
 ) -> int:
     """Recall the memories that answer QUERY."""
     filters = parse_pairs(where, "--where")
@@ -196,6 +198,7 @@ def recall(
             core=core,
             context=context,
             where=filters or None,
+            current_only=current_only,
         )
     rows = [r.to_dict() for r in results]
     payload = {"count": len(rows), "results": rows}

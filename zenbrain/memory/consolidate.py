@@ -16,6 +16,7 @@ from zenbrain.memory import store as store_pipeline
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.providers.base import Summarizer
 from zenbrain.storage.records import NewMemory
+from zenbrain.storage.timestamps import from_db
 from zenbrain.types import ConsolidationReport
 
 __all__ = ["consolidate", "summarise"]
@@ -37,6 +38,7 @@ def consolidate(scope: MemoryScope) -> ConsolidationReport:
             source="consolidation",
             metadata={"consolidated_from": episode.id},
             created_at=now,
+            valid_from=from_db(episode.created_at),  # true since the episode said it
         )
         for episode in episodes
     ]

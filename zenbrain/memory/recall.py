@@ -6,10 +6,12 @@ lock is taken."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any, Literal
 
 from zenbrain import _validation as check
 from zenbrain.errors import InvalidInputError
+from zenbrain.memory import validity
 from zenbrain.memory.candidates import INDEXED_LAYERS, Search
 from zenbrain.memory.find import check_match, check_subtree
 from zenbrain.memory.scope import MemoryScope
@@ -35,6 +37,9 @@ def recall(
     context: str | None = None,
     where: Mapping[str, Any] | None = None,
     subtree: bool = False,
+    current_only: bool = False,
+    as_of: datetime | None = None,
+    time_range: tuple[datetime, datetime] | None = None,
 ) -> list[RecallResult]:
     """See :meth:`zenbrain.MemoryCoordinator.recall`.
 
@@ -60,6 +65,9 @@ def recall(
         raise InvalidInputError(f"core must be 'always' or 'matching', got {core!r}")
     ctx = check.check_optional_text(context, "context")
     match = check_match(where, "where") if where is not None else None
+    options = validity.check_options(
+        text, scope.now(), current_only=current_only, as_of=as_of, time_range=time_range
+    )
     terms = tokenize(text)
     query_vector = (
         scope.embedding.queries([text])[0]
@@ -74,7 +82,10 @@ def recall(
             and (r.confidence if r.confidence is not None else 1.0) >= floor_conf
         )
 
-    search = Search(scope, terms, query_vector, ctx, limit, match, below, core)
+    # Validity may move replaced memories down and keep only current ones: search deeper.
+    search = Search(
+        scope, terms, query_vector, ctx, options.search_limit(limit), match, below, core
+    )
     with scope.lock:
         now = scope.now()
         with scope.repo.read() as conn:
@@ -92,6 +103,7 @@ def recall(
                         if r.id not in shown and passes_floors(r):
                             kept.append(r)
                             shown.add(r.id)
+            kept = validity.arrange(scope, conn, kept, options)
         results = kept[:limit]
         writers = [stage for stage in scope.stages if stage.writes_on_recall and not below]
         if writers and results:

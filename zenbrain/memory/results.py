@@ -47,4 +47,7 @@ def to_result(row: Row[Any], score: float, *, subtree: bool = False) -> RecallRe
         emotional_weight=row.emotional_weight,
         metadata=meta,
         created_at=from_db(row.created_at),
+        valid_from=from_db(row.valid_from or row.created_at),
+        valid_to=None if row.valid_to is None else from_db(row.valid_to),
+        superseded_by=row.superseded_by,
     )

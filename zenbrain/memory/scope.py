@@ -117,6 +117,8 @@ class MemoryScope:
     session_id: str | None = None
     #: The store's namespace views (coordinators), shared by the opener and every view.
     views: NamespaceViews[Any] = field(default_factory=NamespaceViews)
+    #: Knowledge updates on store: True (the rules), False (off) or a Resolver.
+    supersession: object = True
 
     @property
     def namespace(self) -> str:

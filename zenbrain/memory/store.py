@@ -15,6 +15,7 @@ from zenbrain.errors import InvalidInputError
 from zenbrain.layers.core import derive_label
 from zenbrain.layers.routing import extract_steps, route
 from zenbrain.layers.semantic import DEFAULT_FACT_CONFIDENCE, first_schedule
+from zenbrain.memory import supersede
 from zenbrain.memory.collector import collector_paused
 from zenbrain.memory.embedding import Progress
 from zenbrain.memory.scope import MemoryScope
@@ -31,6 +32,7 @@ __all__ = [
     "schedule_facts",
     "store",
     "store_many",
+    "update",
     "write",
 ]
 
@@ -51,9 +53,11 @@ def prepare(
     outcome: object = None,
     metadata: object = None,
     created_at: object = None,
+    supersedes: object = None,
 ) -> NewMemory:
     """One ``store()`` call's arguments, validated and routed to a layer."""
     text = check.check_content(content)
+    replaced = supersede.check_supersedes(supersedes) if supersedes is not None else []
     chosen = layer
     if chosen != "auto":
         chosen = check.check_layer(layer, STORABLE_LAYERS, aliases=True)
@@ -92,6 +96,8 @@ def prepare(
         source=src,
         metadata=meta,
         created_at=when,
+        supersedes=replaced,
+        folded=folded,
     )
     if item.layer == "procedural":
         item.steps = step_list or extract_steps(text)
@@ -154,8 +160,10 @@ def write(
     """Write ``batch`` in the caller's transaction; returns the ids in order. Working-memory
     items and copies are the caller's to add after the commit (:func:`remember_in_working`)."""
     repo = scope.repo
+    supersede.check_explicit(scope, conn, batch)  # before any write: a refusal changes nothing
     ids: list[str] = [item.id for item in batch]
     fresh: list[NewMemory] = []
+    upserted: list[tuple[int, NewMemory]] = []
     stored: list[StoredMemory] = []
     for position, item in enumerate(batch):
         if item.layer == "working":
@@ -164,11 +172,13 @@ def write(
             # Upserts go one by one: a batch may hold the same core content twice.
             ids[position], pk = repo.upsert_core(conn, item, now)
             stored.append(_stored(pk, ids[position], item, now))
+            upserted.append((pk, item))
             continue
         fresh.append(item)
     schedule_facts(fresh, now)
     pks = repo.insert(conn, fresh, now)
     stored.extend(_stored(pk, item.id, item, now) for pk, item in zip(pks, fresh, strict=True))
+    supersede.apply(scope, conn, [*upserted, *zip(pks, fresh, strict=True)])
     scope.after_store(conn, stored)
     return ids
 
@@ -215,6 +225,27 @@ def store(scope: MemoryScope, content: object, **arguments: Any) -> str:
     now = scope.now()
     item = prepare(content, now=now, **arguments)
     return _store_batch(scope, [item], now)[0]
+
+
+def update(scope: MemoryScope, memory_id: object, content: object, **arguments: Any) -> str:
+    """Store ``content`` as the new version of ``memory_id`` (its layer, context, source and
+    metadata unless given) and close the old one, in one transaction; returns the new id."""
+    old = None
+    if isinstance(memory_id, str) and memory_id:
+        with scope.lock, scope.repo.read() as conn:
+            old = scope.repo.row(conn, memory_id)
+    if old is None or old.layer not in (*supersede.RULE_LAYERS, "procedural"):
+        raise InvalidInputError(
+            f"update needs the id of an episode, fact or procedure of namespace "
+            f"{scope.namespace!r}, got {check.shown(memory_id)}; core blocks change with "
+            "set_core_block"
+        )
+    if "supersedes" in arguments:
+        raise InvalidInputError("update supersedes the memory it updates: drop supersedes=")
+    defaults = {"layer": old.layer, "context": old.context, "metadata": dict(old.metadata or {})}
+    if old.layer == "semantic":
+        defaults["source"] = old.source
+    return store(scope, content, **{**defaults, **arguments, "supersedes": [memory_id]})
 
 
 def store_many(

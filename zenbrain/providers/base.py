@@ -12,7 +12,7 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["EmbeddingProvider", "EmbeddingVectors", "Summarizer"]
+__all__ = ["EmbeddingProvider", "EmbeddingVectors", "Resolver", "Summarizer"]
 
 #: What the embed methods return. numpy arrays are listed beside nested sequences because,
 #: to a type checker, an ``ndarray`` is not a ``Sequence``.
@@ -48,3 +48,13 @@ class Summarizer(Protocol):
     """Condenses texts into one summary; consolidation uses it to turn episodes into facts."""
 
     def summarize(self, texts: Sequence[str]) -> str: ...
+
+
+@runtime_checkable
+class Resolver(Protocol):
+    """Decides which older memories a new one replaces (knowledge updates), instead of the
+    deterministic rules. ``candidates`` are ``(id, content)`` pairs of older memories; the
+    answer is the ids of those the new memory makes outdated (a subset, possibly empty).
+    Anything else is ignored, logged, and the rules decide."""
+
+    def propose(self, new: str, candidates: Sequence[tuple[str, str]]) -> Sequence[str]: ...

@@ -68,6 +68,7 @@ from zenbrain.storage.indexes import IndexedText, LexicalIndex
 from zenbrain.storage.schema import (
     CONTENT_HASH_KEY_BLOCK,
     SCHEMA_VERSION,
+    SUPERSEDED_BY_INDEX,
     api_keys,
     core_blocks,
     memories,
@@ -268,6 +269,17 @@ def _api_keys(db: Database, conn: Connection) -> None:
     api_keys.create(conn, checkfirst=True)
 
 
+def _validity(db: Database, conn: Connection) -> None:
+    """Long-term memories carry a validity interval and the id of the memory that replaced
+    them (see :mod:`zenbrain.memory.validity`): every stored memory was valid from its own
+    time and is still current."""
+    add_column(conn, "zb_memories", "valid_from TIMESTAMP")
+    add_column(conn, "zb_memories", "valid_to TIMESTAMP")
+    add_column(conn, "zb_memories", "superseded_by VARCHAR(36)")
+    conn.exec_driver_sql("UPDATE zb_memories SET valid_from = created_at WHERE valid_from IS NULL")
+    conn.exec_driver_sql(SUPERSEDED_BY_INDEX)
+
+
 #: Every step, oldest first. Append only (see the module docstring).
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial_schema", _initial_schema),
@@ -281,6 +293,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "sqlite_lexical_changes", _sqlite_lexical_changes),
     Migration(6, "postgres_lexical_columns", _postgres_lexical_columns),
     Migration(7, "api_keys", _api_keys),
+    Migration(8, "validity", _validity),
 )
 
 if MIGRATIONS[-1].version != SCHEMA_VERSION:  # pragma: no cover - a developer's mistake

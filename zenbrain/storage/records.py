@@ -87,6 +87,9 @@ class NewMemory:
     terms: list[str] | None = None  # tokenize(indexed_text), when worked out before the write
     # A fact's first review card (FSRS), decided by the store pipeline; storage writes it.
     schedule: dict[str, Any] | None = None
+    valid_from: datetime | None = None  # None: from created_at
+    supersedes: list[str] = field(default_factory=list)  # ids this memory closes
+    folded: list[str] | None = None  # words(content), kept from preparing it
     id: str = field(default_factory=new_memory_id)
 
     @property

@@ -359,7 +359,7 @@ class Repository:
         )
         return list[Any](
             conn.execute(
-                select(memories.c.id, memories.c.content, memories.c.context)
+                select(memories.c.id, memories.c.content, memories.c.context, memories.c.created_at)
                 .where(
                     memories.c.namespace == self.namespace,
                     memories.c.layer == "episodic",

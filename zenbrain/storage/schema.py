@@ -8,6 +8,7 @@ layer-specific state sits in side tables keyed by the memory's integer ``pk``.
 from __future__ import annotations
 
 from sqlalchemy import (
+    DDL,
     JSON,
     BigInteger,
     Boolean,
@@ -24,12 +25,14 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    event,
     literal_column,
 )
 
 __all__ = [
     "CONTENT_HASH_KEY_BLOCK",
     "SCHEMA_VERSION",
+    "SUPERSEDED_BY_INDEX",
     "api_keys",
     "consolidation_links",
     "content_key_block",
@@ -54,7 +57,7 @@ __all__ = [
     "vectors",
 ]
 
-SCHEMA_VERSION = 7  # the last step of zenbrain/storage/migrations.py
+SCHEMA_VERSION = 8  # the last step of zenbrain/storage/migrations.py
 
 metadata = MetaData()
 _PK = BigInteger().with_variant(Integer, "sqlite")  # INTEGER PRIMARY KEY is SQLite's rowid
@@ -82,9 +85,23 @@ memories = Table(
     Column("metadata", JSON, nullable=False),
     Column("created_at", DateTime, nullable=False),
     Column("updated_at", DateTime, nullable=False),
+    # Validity over time (zenbrain.memory.validity): true from valid_from (the memory's time
+    # unless given), until valid_to when a newer memory, superseded_by, replaced it.
+    Column("valid_from", DateTime),
+    Column("valid_to", DateTime),
+    Column("superseded_by", String(36)),
     Index("zb_memories_scope_time", "namespace", "layer", "created_at"),
     sqlite_autoincrement=True,  # keys are never reused, so index caches can trust them
 )
+
+# Partial: the few replaced memories only, so a new memory's insert never touches it. Plain
+# DDL (the same on both back ends), not Index(..., postgresql_where=): that would import the
+# PostgreSQL dialect into every SQLite user.
+SUPERSEDED_BY_INDEX = (
+    "CREATE INDEX IF NOT EXISTS zb_memories_superseded_by ON zb_memories (superseded_by) "
+    "WHERE superseded_by IS NOT NULL"
+)
+event.listen(memories, "after_create", DDL(SUPERSEDED_BY_INDEX))
 
 CONTENT_HASH_KEY_BLOCK = 4096
 """Memories per key block of the content-hash index (see :func:`content_key_block`)."""

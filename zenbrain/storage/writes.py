@@ -120,6 +120,9 @@ def memory_row(
         stamps[created] = to_db(created)
     if now not in stamps:
         stamps[now] = to_db(now)
+    valid_from = created if item.valid_from is None else item.valid_from
+    if valid_from not in stamps:
+        stamps[valid_from] = to_db(valid_from)
     return {
         "pk": pk,
         "id": item.id,
@@ -134,6 +137,7 @@ def memory_row(
         "metadata": item.metadata,
         "created_at": stamps[created],
         "updated_at": stamps[now],
+        "valid_from": stamps[valid_from],
     }
 
 

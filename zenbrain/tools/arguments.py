@@ -177,6 +177,10 @@ class RecallArguments(ToolArguments):
         description="'always': every core block competes; 'matching': only blocks sharing a "
         "word with the query.",
     )
+    current_only: bool = Field(
+        default=False,
+        description="Leave out memories that a newer one replaced (their valid_to is set).",
+    )
 
 
 class ForgetArguments(ToolArguments):

@@ -183,6 +183,16 @@ TOOLS: tuple[ToolDefinition, ...] = (
                                 "vary from memory to memory.",
                             },
                             "created_at": {"type": ["string", "null"]},
+                            "valid_from": {"type": ["string", "null"]},
+                            "valid_to": {
+                                "type": ["string", "null"],
+                                "description": "When a newer memory replaced this one; null "
+                                "while it is current.",
+                            },
+                            "superseded_by": {
+                                "type": ["string", "null"],
+                                "description": "Id of the memory that replaced this one.",
+                            },
                         },
                         "required": [
                             "id",

@@ -19,6 +19,9 @@ ZENBRAIN_METADATA_KEYS = (
     "confidence",
     "emotional_weight",
     "created_at",
+    "valid_from",
+    "valid_to",
+    "superseded_by",
 )
 
 
@@ -33,5 +36,8 @@ def recall_result_to_document(result: RecallResult) -> Document:
         confidence=result.confidence,
         emotional_weight=result.emotional_weight,
         created_at=result.created_at.isoformat() if result.created_at is not None else None,
+        valid_from=result.valid_from.isoformat() if result.valid_from is not None else None,
+        valid_to=result.valid_to.isoformat() if result.valid_to is not None else None,
+        superseded_by=result.superseded_by,
     )
     return Document(id=result.id, page_content=result.content, metadata=metadata)

@@ -177,3 +177,19 @@ def test_bad_input_is_a_clear_error(filled: MemoryCoordinator) -> None:
         ZenBrainRetriever(coordinator=filled, k=0)
     with pytest.raises(ValueError):
         ZenBrainRetriever(coordinator="not a coordinator")  # type: ignore[arg-type]
+
+
+def test_documents_carry_validity(coordinator: MemoryCoordinator) -> None:
+    old = coordinator.store("I live in Hamburg.", created_at="2025-05-01T00:00:00+00:00")
+    new = coordinator.store("I moved to Berlin.", created_at="2025-10-01T00:00:00+00:00")
+    retriever = ZenBrainRetriever(coordinator=coordinator, k=5, layers=["semantic"])
+    documents = {d.id: d for d in retriever.invoke("Hamburg Berlin")}
+    replaced, current = documents[old].metadata, documents[new].metadata
+    assert replaced["superseded_by"] == new
+    assert datetime.fromisoformat(replaced["valid_to"]) == datetime.fromisoformat(
+        "2025-10-01T00:00:00+00:00"
+    )
+    assert current["valid_to"] is None and current["superseded_by"] is None
+    assert datetime.fromisoformat(current["valid_from"]) == datetime.fromisoformat(
+        "2025-10-01T00:00:00+00:00"
+    )

@@ -338,7 +338,8 @@ def _core_line(block: CoreBlock) -> str:
 def _recalled_line(result: RecallResult) -> str:
     speaker = result.metadata.get("role")
     said = f"{speaker}: " if isinstance(speaker, str) and speaker else ""
-    return f"- ({result.layer}) {said}{one_line(result.content)}"
+    replaced = ", replaced by a newer memory" if result.superseded_by is not None else ""
+    return f"- ({result.layer}{replaced}) {said}{one_line(result.content)}"
 
 
 def _query_text(messages: list[ChatMessage], window: int) -> str:

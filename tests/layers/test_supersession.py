@@ -1,0 +1,89 @@
+"""The supersession rules as pure functions: which new statement replaces which old one,
+in English and German, and the distractors that must never replace anything."""
+
+from __future__ import annotations
+
+import pytest
+
+from zenbrain.layers.supersession import claims, probe_terms, supersedes, superseding_claims
+from zenbrain.text import words
+
+UPDATES = [
+    ("I live in Hamburg.", "I moved to Berlin last month."),
+    ("I work at Acme Corp.", "I just joined Globex as a designer."),
+    ("I'm vegetarian.", "I'm vegan now."),
+    ("I attended three sessions of the support group.", "That was my fifth session."),
+    ("I love coffee.", "I don't like coffee anymore."),
+    ("I'm planning a trip to Japan.", "I cancelled my trip to Japan."),
+    ("I have two cats.", "I have three cats now."),
+    ("I'm engaged to Sam.", "I got married in June."),
+    ("My favorite color is blue.", "My favorite color is now green."),
+    ("The project deadline is April 1.", "The project deadline is now April 15."),
+    ("I live in Paris near the canal.", "I don't live in Paris anymore."),
+    ("I work as a nurse.", "I work as a teacher now."),
+    ("Ich wohne in Hamburg.", "Ich bin nach München gezogen."),
+    ("Ich arbeite bei der Telekom.", "Ich arbeite jetzt bei Bosch."),
+    ("Ich bin Vegetarier.", "Ich bin jetzt Veganer."),
+    ("Ich habe zwei Katzen.", "Ich habe jetzt drei Katzen."),
+    ("Ich mag Kaffee.", "Ich mag keinen Kaffee mehr."),
+    ("Ich plane eine Reise nach Japan.", "Ich habe die Reise nach Japan abgesagt."),
+    ("Ich habe drei Sitzungen besucht.", "Das war meine fünfte Sitzung."),
+    ("Meine Lieblingsfarbe ist Blau.", "Meine Lieblingsfarbe ist jetzt Grün."),
+]
+
+DISTRACTORS = [
+    ("I live in Hamburg.", "If I moved to Berlin, I would be happier."),  # hypothetical
+    ("I live in Hamburg.", "I might move to Berlin."),
+    ("I live in Hamburg.", "My sister lives in Berlin."),  # someone else's
+    ("Anna: I live in Hamburg.", "Ben: I live in Berlin."),  # another speaker
+    ("I live in Hamburg.", "Do you live in Berlin?"),  # a question
+    ("I live in Hamburg.", "I work at Siemens."),  # same subject, other attribute
+    ("I love coffee.", "I love tea."),  # another thing liked
+    ("I ran 5 miles today.", "I ran 10 miles today."),  # a measure, not a state
+    ("I have two cats.", "I have three dogs."),
+    ("I live in Hamburg.", "I live in Hamburg, still."),  # the same value again
+    ("The project deadline is April 1.", "The budget is 5000 dollars."),
+    ("The project deadline is April 1.", "The project deadline is April 15."),  # no "now"
+    ("I'm planning a trip to Japan.", "I'm planning a trip to Korea."),
+    ("Ich wohne in Hamburg.", "Wenn ich nach Berlin ziehen würde, wäre ich froh."),
+    ("Ich wohne in Hamburg.", "Meine Schwester wohnt in Wien."),
+    ("Ich mag Kaffee.", "Ich mag Tee."),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), UPDATES)
+def test_a_newer_value_supersedes(old: str, new: str) -> None:
+    pairs = superseding_claims(new, old)
+    assert pairs, (claims(old), claims(new, superseding=True))
+    assert all(n.attribute == o.attribute and n.subject == o.subject for n, o in pairs)
+
+
+@pytest.mark.parametrize(("old", "new"), DISTRACTORS)
+def test_distractors_never_supersede(old: str, new: str) -> None:
+    assert superseding_claims(new, old) == []
+
+
+def test_the_folded_words_give_the_same_claims() -> None:
+    text = "That was my fifth session of the support group."
+    assert claims(text, superseding=True) == claims(text, superseding=True, folded=words(text))
+
+
+def test_questions_and_hypotheticals_yield_no_claims() -> None:
+    for text in ("Do you still live in Berlin?", "If I joined Acme I'd move.",
+                 "Wenn ich Veganer wäre, würde ich keinen Käse essen."):  # fmt: skip
+        assert claims(text) == ()
+
+
+def test_supersedes_needs_the_same_subject_and_a_different_value() -> None:
+    (anna,) = claims("Anna: I live in Kiel.")
+    (ben,) = claims("Ben: I live in Bonn.")
+    (anna_later,) = claims("Anna: I moved to Bonn.")
+    assert not supersedes(ben, anna)
+    assert supersedes(anna_later, anna)
+    assert not supersedes(anna, anna)
+
+
+def test_probe_terms_name_the_attribute_and_the_thing() -> None:
+    (claim,) = claims("I have three cats now.")
+    terms = probe_terms(claim)
+    assert "cat" in terms

@@ -1,0 +1,416 @@
+"""When a new statement replaces an older one: claims read from text by rules, and the rule
+that decides supersession. Pure functions, English and German; no database, no model.
+
+A *claim* is what a sentence says about one subject: who (``subject``: the speaker, or "I"
+when there is none), what (``attribute``: where they live, who employs them, their diet, how
+many of something they have, whether they like something, whether a plan stands, or a named
+attribute such as a deadline) and the value. A new memory supersedes an older one when some
+claim of each has the same subject and attribute and a different value (or polarity).
+
+Precision comes before recall: a sentence only yields a claim when it states something about
+its speaker in the present or the just-completed past. These never yield one:
+
+- questions ("Do you still live in Berlin?");
+- hypotheticals and intentions under doubt ("if I moved to Berlin", "I might join Acme",
+  "wenn ich nach Berlin ziehen würde");
+- someone else's facts ("Anna lives in Rome", "my sister moved to Paris" is the sister's,
+  never the speaker's);
+- counts of measures and events ("I ran 5 miles"), which do not describe a state.
+
+The rule set is measured (false supersession on LoCoMo, REALTALK, MADial-Bench; latest-first
+on BEAM and the scenario suite) in ``python -m benchmarks.knowledge_updates``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from zenbrain.layers.supersession_patterns import (
+    _DIETS,
+    _DIGIT,
+    _GATE_WORDS,
+    _GENERIC,
+    _HYPOTHETICAL,
+    _MARKER_WORDS,
+    _MEASURES,
+    _NEGATIVE_PREFERENCE,
+    _NOT_ATTRIBUTES,
+    _NUMBER_WORDS,
+    _ORDINALS,
+    _PRONOUNS,
+    _RULE_BASES,
+    _SPEAKER,
+    _STATUSES,
+    _gated_rules,
+)
+from zenbrain.text import fold, stem, tokenize, words
+
+__all__ = ["Claim", "claims", "may_claim", "probe_terms", "supersedes", "superseding_claims"]
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One statement about a subject. ``key`` refines open attributes (the thing liked, the
+    plan, the counted noun); ``negated`` marks "no longer" / "nicht mehr"."""
+
+    subject: str
+    attribute: str
+    key: frozenset[str]
+    value: str
+    negated: bool = False
+    marked: bool = False  # the sentence says it is an update ("now", "new", "jetzt")
+    terms: tuple[str, ...] = ()  # index terms of the words the claim was read from
+
+
+# ----------------------------------------------------------------------------- reading
+def _words_key(text: str, limit: int = 4) -> frozenset[str]:
+    terms = [stem(w) for w in fold(text).replace("-", " ").split()]
+    content = [t for t in terms if len(t) > 2 and t not in _GENERIC and t not in _STOP_KEY]
+    return frozenset(content[:limit])
+
+
+_STOP_KEY = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "my",
+        "our",
+        "your",
+        "his",
+        "her",
+        "their",
+        "a",
+        "an",
+        "some",
+        "more",
+        "any",
+        "much",
+        "many",
+        "very",
+        "really",
+        "so",
+        "too",
+        "this",
+        "that",
+        "it",
+        "is",
+        "are",
+        "was",
+        "be",
+        "been",
+        "go",
+        "going",
+        "get",
+        "der",
+        "die",
+        "das",
+        "den",
+        "dem",
+        "des",
+        "ein",
+        "eine",
+        "einen",
+        "mit",
+        "und",
+        "fuer",
+        "zum",
+        "zur",
+        "nach",
+        "auf",
+        "im",
+        "am",
+        "anymore",
+        "again",
+        "now",
+        "mehr",
+        "wieder",
+        "jetzt",
+        "nun",
+    ]
+)
+
+
+def _number(raw: str) -> str:
+    folded = fold(raw.strip()).rstrip(".")
+    if folded in _NUMBER_WORDS:
+        return str(_NUMBER_WORDS[folded])
+    if folded in _ORDINALS:
+        return str(_ORDINALS[folded])
+    digits = re.sub(r"(?<=\d)(?:st|nd|rd|th)$", "", folded).replace(",", "")
+    try:
+        return str(int(float(digits)))
+    except ValueError:
+        return folded
+
+
+def _count_noun(raw: str) -> str:
+    folded = fold(raw)
+    if folded.endswith("en") and raw[:1].isupper():  # German plural: Katzen, Sitzungen
+        folded = folded[:-2]
+    return stem(folded)
+
+
+_SENTENCE_STOP = re.compile(r"[.!?;\n]")
+
+
+def _statement(body: str, start: int) -> tuple[str, bool] | None:
+    """The sentence of ``body`` starting at ``start`` and whether it says it is an update;
+    None for a question or a hypothetical ("if", "would", "thinking about", "wenn",
+    "würde"), which state nothing."""
+    stop = _SENTENCE_STOP.search(body, start)
+    end = len(body) if stop is None else stop.end()
+    sentence = body[start:end]
+    if "?" in sentence:
+        return None
+    folded = words(sentence)
+    if not _HYPOTHETICAL.isdisjoint(folded) or "thinking" in folded:
+        return None
+    return sentence, not _MARKER_WORDS.isdisjoint(folded)
+
+
+def _claim(
+    attribute: str, match: re.Match[str], sentence: str, subject: str, marked: bool
+) -> Claim | None:
+    found = match.groupdict()
+    raw_value = (found.get("v") or "").strip()
+    negated = bool(found.get("n"))
+    if "=" in attribute:
+        attribute, raw_value = attribute.split("=")
+        key = _words_key(found["o"]) if found.get("o") else frozenset()
+        if attribute == "plan" and (not key or set(fold(found["o"]).split()[:1]) & _PRONOUNS):
+            return None
+        return Claim(subject, attribute, key, raw_value, False, marked)
+    if attribute in ("residence", "employer"):
+        value = fold(raw_value).strip(" .,;:!'\"")
+        if not value or value in _PRONOUNS:
+            return None
+        if attribute == "employer" and found.get("n") and fold(found["n"]) in ("quit", "left"):
+            negated = True
+        return Claim(subject, attribute, frozenset(), value, negated, marked)
+    if attribute == "diet":
+        if "kein" in sentence or "Kein" in sentence:
+            negated = True
+        return Claim(subject, attribute, frozenset(), _DIETS[fold(raw_value)], negated, marked)
+    if attribute == "relationship":
+        return Claim(subject, attribute, frozenset(), _STATUSES[fold(raw_value)], negated, marked)
+    if attribute == "occupation":
+        return Claim(subject, attribute, frozenset(), fold(raw_value), negated, marked)
+    if attribute == "count":
+        noun = _count_noun(found["o"])
+        if noun in _MEASURES or len(noun) < 3:
+            return None
+        value = _number(raw_value)
+        if not value.isdigit():
+            return None
+        return Claim(subject, "count", frozenset([noun]), value, False, marked)
+    if attribute == "preference":
+        key = _words_key(found["o"], 3)
+        if not key or set(fold(found["o"]).split()[:1]) & _PRONOUNS:
+            return None
+        polarity = fold(found["p"])
+        negative = polarity.startswith(_NEGATIVE_PREFERENCE) or negated
+        if re.search(r"\bnicht\b", match.string[match.end("o") : match.end("o") + 40]):
+            negative = True
+        return Claim(subject, "preference", key, "dislike" if negative else "like", False, marked)
+    if attribute == "favourite":
+        key = _words_key(found["o"], 2)
+        value = " ".join(sorted(_words_key(raw_value, 3)))
+        if not key or not value:
+            return None
+        return Claim(subject, "favourite", key, value, False, marked)
+    if attribute == "plan":
+        key = _words_key(found["o"])
+        if len(key) < 1 or set(fold(found["o"]).split()[:1]) & _PRONOUNS:
+            return None
+        return Claim(subject, "plan", key, "planned", False, marked)
+    if attribute == "named":
+        key = _words_key(found["o"], 3)
+        head = sorted(key)
+        if not key or any(term in _NOT_ATTRIBUTES for term in head):
+            return None
+        value = _value(raw_value)
+        if not value:
+            return None
+        marked = marked or bool(found.get("m") or found.get("m2"))
+        return Claim(subject, "named", key, value, False, marked)
+    return None
+
+
+def _value(raw: str) -> str:
+    raw = raw.strip().rstrip(",.;:!")
+    if not raw:
+        return ""
+    if raw[:1].isdigit() or raw[:1] == "$":
+        return _number(raw.split()[0].rstrip("%")) + ("%" if "%" in raw else "")
+    return fold(raw)
+
+
+def may_claim(text: str, folded: Sequence[str]) -> bool:
+    """Whether :func:`claims` can find anything in ``text`` at all (a cheap test): a text
+    failing it can neither replace nor be replaced."""
+    present = set(folded)
+    return (
+        not _GATE_WORDS.isdisjoint(present)
+        or bool(_DIGIT(text))
+        or not _MARKER_WORDS.isdisjoint(present)
+        or "ieblings" in text
+    )
+
+
+def claims(
+    text: str,
+    *,
+    superseding: bool = False,
+    folded: Sequence[str] | None = None,
+    only: frozenset[str] | None = None,
+) -> tuple[Claim, ...]:
+    """Every claim ``text`` makes about its speaker (see the module docstring). A text of the
+    form ``"Name: ..."`` is Name speaking; otherwise the speaker is "I". ``superseding=True``
+    reads only the claims that could replace an older one (a named attribute only in a
+    sentence that says it changed): what a new memory is read for, at less cost. ``folded``:
+    :func:`zenbrain.text.words` of ``text``, when the caller has them."""
+    folded = words(text) if folded is None else folded
+    if (
+        _GATE_WORDS.isdisjoint(folded)
+        and not _DIGIT(text)
+        and "ieblings" not in text
+        and (superseding or _MARKER_WORDS.isdisjoint(folded))
+    ):
+        return ()  # no rule's words, no number: most texts end here
+    present = set(folded)
+    opened = _gated_rules(folded, present, text, superseding)
+    if not opened:
+        return ()
+    rules = [
+        (attribute, patterns)
+        for attribute, base, patterns in _RULE_BASES
+        if attribute in opened and (only is None or base in only)
+    ]
+    if not rules:
+        return ()
+    speaker = _SPEAKER.match(text)
+    subject = fold(speaker.group("s")) if speaker else "i"
+    body = text[speaker.end() :] if speaker else text
+    found: list[Claim] = []
+    statements: dict[int, tuple[str, bool] | None] = {}  # sentence start -> (text, marked)
+    for attribute, patterns in rules:
+        for pattern in patterns:
+            for match in pattern.finditer(body):
+                # The patterns run over the whole text; a match counts only in a statement.
+                start = max(body.rfind(c, 0, match.start()) for c in ".!?;\n") + 1
+                if start not in statements:
+                    statements[start] = _statement(body, start)
+                statement = statements[start]
+                if statement is None:
+                    continue
+                sentence, sentence_marked = statement
+                if superseding and attribute == "named" and not sentence_marked:
+                    continue
+                claim = _claim(attribute, match, sentence, subject, sentence_marked)
+                if claim is not None:
+                    read = " ".join(v for v in match.groupdict().values() if v)
+                    found.append(replace(claim, terms=tuple(tokenize(read))))
+    if any(c.attribute == "plan" and c.value == "cancelled" for c in found):
+        # "I cancelled the trip I was planning": the cancellation is what the text says.
+        found = [c for c in found if c.attribute != "plan" or c.value == "cancelled"]
+    return tuple(dict.fromkeys(found))
+
+
+def _same_key(new: Claim, old: Claim) -> bool:
+    if new.attribute in ("count", "favourite"):
+        return new.key == old.key
+    if new.attribute == "named":
+        return bool(new.key & old.key) and (new.key <= old.key or old.key <= new.key)
+    if new.attribute in ("preference", "plan"):
+        shared = new.key & old.key
+        return bool(shared) and len(shared) * 2 >= min(len(new.key), len(old.key)) + 1
+    return True
+
+
+def supersedes(new: Claim, old: Claim) -> bool:
+    """Whether claim ``new`` (said later) replaces claim ``old``: the same subject and
+    attribute, and a different value, or the same value negated."""
+    if new.subject != old.subject or new.attribute != old.attribute:
+        return False
+    if not _same_key(new, old):
+        return False
+    if new.negated:
+        # "I no longer live in Berlin" closes "I live in Berlin", nothing else.
+        return not old.negated and new.value == old.value
+    if old.negated:
+        return new.value == old.value  # "not vegan" then "vegan again"
+    if new.value == old.value:
+        return False
+    if new.attribute == "named" and not new.marked:
+        return False  # a named attribute changes only when the new sentence says so
+    if new.attribute == "plan":
+        return new.value == "cancelled" and old.value == "planned"
+    return True
+
+
+@lru_cache(maxsize=4096)
+def _claims_of(text: str, attributes: frozenset[str]) -> tuple[Claim, ...]:
+    return claims(text, only=attributes)
+
+
+def superseding_claims(
+    new_text: str, old_text: str, new_claims: Sequence[Claim] | None = None
+) -> list[tuple[Claim, Claim]]:
+    """The pairs of claims by which ``new_text`` replaces ``old_text`` (empty: it does not).
+    Two texts whose claims only repeat each other, or disagree on nothing, give none; so
+    does a text that says both values (a comparison rather than an update)."""
+    if new_claims is None:
+        new_claims = claims(new_text, superseding=True)
+    # Only the rules of the new claims' attributes read the candidate (cached: a candidate
+    # is read for many new memories).
+    old_claims = _claims_of(old_text, frozenset(c.attribute for c in new_claims))
+    if not old_claims:
+        return []
+    pairs = [(n, o) for n in new_claims for o in old_claims if supersedes(n, o)]
+    if not pairs:
+        return []
+    # A new text still saying the old value ("I moved from Hamburg to Berlin, and I live in
+    # Hamburg"?) is a contradiction in itself: leave it.
+    for _new, old in pairs:
+        if any(c.attribute == old.attribute and c.key == old.key and c.value == old.value
+               and c.negated == old.negated for c in new_claims):  # fmt: skip
+            return []
+    return pairs
+
+
+def probe_terms(claim: Claim) -> list[str]:
+    """Index terms that an older memory about the same attribute is likely to contain: the
+    words a lexical candidate search for it starts from."""
+    words = {
+        "residence": "live living moved wohne lebe gezogen",
+        "employer": "work working job joined arbeite",
+        "diet": "vegan vegetarian vegetarier veganer meat fleisch",
+        "relationship": "married single engaged divorced verheiratet",
+        "occupation": "work arbeite",
+        "count": "",
+        "preference": "",
+        "favourite": "favorite favourite lieblings",
+        "plan": "",
+        "named": "",
+    }[claim.attribute]
+    variants = (
+        [f"{k}{end}" for k in claim.key for end in ("en", "n")]
+        if claim.attribute == "count"
+        else []
+    )
+    return list(dict.fromkeys([*claim.terms, *variants, *tokenize(words)]))
+
+
+def claimed(texts: Sequence[str]) -> list[tuple[Claim, ...]]:
+    """:func:`claims` of each text (a convenience for batches)."""
+    return [claims(text) for text in texts]

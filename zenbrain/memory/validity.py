@@ -1,0 +1,287 @@
+"""Recall knows what is current: the validity side of a recall, kept out of the ranking.
+
+After the ranking (:mod:`zenbrain.memory.recall`) has scored its candidates, :func:`arrange`
+
+1. keeps only what was valid at ``as_of`` (an aware datetime), or only what is current
+   (``current_only``);
+2. ranks every replaced memory below what replaced it: the replacement takes the replaced
+   memory's score when that is higher (read from the store if the ranking did not find
+   it: it answers the same question), and the replaced one drops just below it;
+3. among results about the same thing (sharing most of the question's words they match,
+   a conversation turn's speaker not counted); not for a question asking for the earliest
+   ("when did I first ...", "zuerst")
+   puts the newer first: it moves just above the older one and takes its score, when it
+   scores at least :data:`NEWER_SHARE` of it;
+4. prefers memories from the time the question names ("last Tuesday", "im März": see
+   :mod:`zenbrain.layers.time_expressions`) or the caller's ``time_range``: when some match
+   lies in that span, the span's matches score in the upper half of 0..1 and the others in
+   the lower half, each in the ranking's order.
+
+Scores stay in 0..1 and keep their order within what each step compares: steps 2 and 3
+only move a score between scores the ranking gave; step 4 maps them linearly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from sqlalchemy import Connection
+
+from zenbrain.errors import InvalidInputError
+from zenbrain.layers.time_expressions import TimeRange, time_range_in
+from zenbrain.memory.results import to_result
+from zenbrain.memory.scope import MemoryScope
+from zenbrain.storage import validity as storage
+from zenbrain.text import content_tokens, tokenize, words
+from zenbrain.types import RecallResult
+
+__all__ = ["NEWER_SHARE", "TIME_BOOST", "ValidityOptions", "arrange", "check_options"]
+
+#: A newer result about the same thing moves above an older one it scores this share of.
+NEWER_SHARE = 0.5
+#: "The same thing": at least this many question words shared, and this share of the words
+#: the older result matches.
+SAME_THING_WORDS = 2
+SAME_THING_SHARE = 0.8
+#: When the question names a time, its matches score from this up, the others below it.
+TIME_BOOST = 0.5
+#: A replaced memory ranks at this share of its replacement's score, at most.
+DEMOTION = 0.9
+#: How far recall reads past ``limit`` when results may be left out or pulled up.
+WIDENING = 3
+LOOKAHEAD = 1
+_MAX_CHAIN = 20
+# A question asking for the earliest ("when did I first ...", "zuerst") is not about what is
+# current: the newer-first step leaves it alone.
+_EARLIEST = frozenset(
+    [
+        "first",
+        "earliest",
+        "originally",
+        "initially",
+        "oldest",
+        "previously",
+        "zuerst",
+        "erste",
+        "ersten",
+        "erstes",
+        "erstmals",
+        "anfangs",
+        "urspruenglich",
+        "frueher",
+    ]
+)
+_SPEAKER = re.compile(r"^\s*([A-ZÄÖÜ][\w .'-]{0,40}?)\s*:\s")
+
+
+@dataclass(frozen=True, slots=True)
+class ValidityOptions:
+    """One recall's validity arguments, checked."""
+
+    current_only: bool = False
+    as_of: datetime | None = None
+    time_range: TimeRange | None = None
+    terms: tuple[str, ...] = ()
+    newer_first: bool = True  # False when the question asks for the earliest
+
+    def search_limit(self, limit: int) -> int:
+        """How many results per layer the ranking should keep for :func:`arrange`: more
+        than ``limit`` when memories may be left out, so that they leave no gap. Otherwise
+        ``limit``: reading past the cut for newer memories, or for memories of the time the
+        question names, was measured and lowered recall@10 (docs/guide/knowledge-updates.md),
+        so those steps only reorder what the ranking found."""
+        filtering = self.current_only or self.as_of is not None
+        return min(1000, limit * (WIDENING if filtering else LOOKAHEAD))
+
+
+def _aware(value: object, name: str) -> datetime:
+    if not isinstance(value, datetime) or value.tzinfo is None:
+        raise InvalidInputError(
+            f"{name} must be an aware datetime (with a time zone, e.g. "
+            f"datetime(2025, 3, 1, tzinfo=UTC)), got {value!r:.60}"
+        )
+    return value
+
+
+def check_options(
+    query: str,
+    now: datetime,
+    *,
+    current_only: object = False,
+    as_of: object = None,
+    time_range: object = None,
+) -> ValidityOptions:
+    """Check ``recall``'s validity arguments; without ``time_range`` the time named in the
+    question (if any), resolved against ``now`` (the coordinator's clock), is used."""
+    if not isinstance(current_only, bool):
+        raise InvalidInputError(f"current_only must be True or False, got {current_only!r:.40}")
+    moment = None if as_of is None else _aware(as_of, "as_of")
+    span: TimeRange | None
+    if time_range is not None:
+        if not isinstance(time_range, tuple | list) or len(time_range) != 2:
+            raise InvalidInputError(
+                f"time_range must be a (start, end) pair of aware datetimes, got {time_range!r:.80}"
+            )
+        start, end = (_aware(value, "time_range") for value in time_range)
+        if end <= start:
+            raise InvalidInputError(f"time_range must end after it starts, got {start} .. {end}")
+        span = (start, end)
+    else:
+        span = time_range_in(query, moment or now)
+    asks_earliest = not _EARLIEST.isdisjoint(words(query))
+    return ValidityOptions(current_only, moment, span, tuple(tokenize(query)), not asks_earliest)
+
+
+def _valid_at(result: RecallResult, moment: datetime) -> bool:
+    start = result.valid_from or result.created_at
+    if start is None:  # working memory: a copy made now, not part of the past
+        return False
+    return start <= moment and (result.valid_to is None or result.valid_to > moment)
+
+
+def arrange(
+    scope: MemoryScope,
+    conn: Connection,
+    results: Sequence[RecallResult],
+    options: ValidityOptions,
+) -> list[RecallResult]:
+    """``results`` (best first) filtered and reordered as the module docstring says."""
+    moment = options.as_of
+    kept = list(results)
+    if moment is not None:
+        kept = [r for r in kept if _valid_at(r, moment)]
+    elif options.current_only:
+        kept = [r for r in kept if r.valid_to is None]
+    kept = _below_replacements(scope, conn, kept, moment)
+    if options.newer_first:
+        kept = _newer_first(kept, set(options.terms))
+    if options.time_range is not None:
+        kept = _prefer_time(kept, options.time_range)
+    kept.sort(key=lambda r: r.score, reverse=True)  # stable: a moved result stays first
+    return kept
+
+
+def _replaced(result: RecallResult, moment: datetime | None) -> bool:
+    if result.superseded_by is None or result.valid_to is None:
+        return False
+    return moment is None or result.valid_to <= moment
+
+
+def _below_replacements(
+    scope: MemoryScope,
+    conn: Connection,
+    results: list[RecallResult],
+    moment: datetime | None,
+) -> list[RecallResult]:
+    if not any(_replaced(r, moment) for r in results):
+        return results
+    by_id = {r.id: r for r in results}
+    for position, result in enumerate(list(results)):
+        if not _replaced(result, moment) or result.score <= 0:
+            continue
+        successor = _current_successor(scope, conn, result, by_id, moment)
+        if successor is None:
+            continue
+        if successor.id not in by_id or by_id[successor.id].score < result.score:
+            successor = replace(successor, score=max(successor.score, result.score))
+            by_id[successor.id] = successor
+        demoted = min(result.score, round(by_id[successor.id].score * DEMOTION, 6))
+        by_id[result.id] = replace(results[position], score=demoted)
+    return list(by_id.values())
+
+
+def _current_successor(
+    scope: MemoryScope,
+    conn: Connection,
+    result: RecallResult,
+    known: dict[str, RecallResult],
+    moment: datetime | None,
+) -> RecallResult | None:
+    """The memory that replaced ``result`` and was still valid (at ``moment``, or now)."""
+    current = result
+    for _ in range(_MAX_CHAIN):
+        if not _replaced(current, moment) or current.superseded_by is None:
+            return current if current is not result else None
+        following = current.superseded_by
+        if following in known:
+            current = known[following]
+            continue
+        row = storage.rows_by_id(conn, scope.namespace, [following]).get(following)
+        if row is None:
+            return None
+        current = to_result(row, 0.0)
+    return None
+
+
+def _same_thing(newer: frozenset[str], older: frozenset[str]) -> bool:
+    """The newer result answers the same part of the question as the older (higher-ranked)
+    one: they share at least two of its words, and most of the words the older matches (a
+    word only the older one has, like the "beta" of "beta batch item 140", says they are
+    about different things)."""
+    shared = len(newer & older)
+    return shared >= SAME_THING_WORDS and shared >= SAME_THING_SHARE * len(older)
+
+
+def _newer_first(results: list[RecallResult], terms: set[str]) -> list[RecallResult]:
+    """A newer result about the same thing as an older one ranked above it (and scoring at
+    least :data:`NEWER_SHARE` of its score) moves just above it, taking its score; the
+    results in between keep theirs. Replaced memories never move up."""
+    ranked = sorted(results, key=lambda r: r.score, reverse=True)
+    if not terms or len(ranked) < 2:
+        return ranked
+    placed: list[RecallResult] = []
+    matched: list[frozenset[str]] = []
+    for result in ranked:
+        words = frozenset(terms.intersection(content_tokens(result.content)))
+        speaker = _SPEAKER.match(result.content)
+        if speaker:  # a conversation turn's speaker is in half the turns: no evidence
+            words = words.difference(content_tokens(speaker.group(1)))
+        spot = None
+        if (
+            result.score > 0
+            and result.layer not in ("core", "working")
+            and not (result.superseded_by is not None)
+        ):
+            for position, (other, other_words) in enumerate(zip(placed, matched, strict=True)):
+                if (
+                    other.layer == result.layer
+                    and other.score > 0
+                    and result.score >= other.score * NEWER_SHARE
+                    and _time(result) > _time(other)
+                    and _same_thing(words, other_words)
+                ):
+                    spot = position
+                    break
+        if spot is None:
+            placed.append(result)
+            matched.append(words)
+        else:
+            placed.insert(spot, replace(result, score=placed[spot].score))
+            matched.insert(spot, words)
+    return placed
+
+
+def _time(result: RecallResult) -> datetime:
+    return result.valid_from or result.created_at or datetime.min.replace(tzinfo=None)
+
+
+def _prefer_time(results: list[RecallResult], span: TimeRange) -> list[RecallResult]:
+    """Matches from the span first: their scores map onto the upper half of 0..1, the
+    others' onto the lower half (each group keeps its order). Without a match in the span
+    nothing changes."""
+    start, end = span
+
+    def inside(r: RecallResult) -> bool:
+        return r.score > 0 and r.created_at is not None and start <= r.created_at < end
+
+    if not any(inside(r) for r in results):
+        return results
+    return [
+        replace(r, score=round(TIME_BOOST + (1 - TIME_BOOST) * r.score, 6))
+        if inside(r)
+        else replace(r, score=round(TIME_BOOST * r.score, 6))
+        for r in results
+    ]
