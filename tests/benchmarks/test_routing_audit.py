@@ -16,7 +16,7 @@ from zenbrain.errors import InvalidInputError
 WHEN = datetime(2024, 5, 1, 12, 0)
 TEXTS = [
     "Ana: We moved to Porto in 2019.",
-    "Bot: Here are a few tips:\n1. Preheat the oven.\n2. Do not over-bake.",
+    "Bot: To bake it:\n1. Preheat the oven.\n2. Do not over-bake.",
     "Ana: I was thrilled, so excited and overjoyed, the best day ever, amazing!",
     "How to fix a flat: take the wheel off and patch the tube.",
     "Ben: The bus leaves at eight.",
@@ -39,7 +39,7 @@ def test_every_item_is_counted_in_the_layer_routing_chose(tmp_path: Path) -> Non
     assert set(result.by_layer["procedural"]) == {TEXTS[1], TEXTS[3]}
     text = markdown([result], 10, "cmd")
     assert "| tiny | 5 | 2 (40.0%) | 1 (20.0%) | 2 (40.0%) | 0 (0.0%) |" in text
-    assert "| step lines | Bot: Here are a few tips:" in text
+    assert "| step lines | Bot: To bake it:" in text
     assert "'How to'" in text
 
 

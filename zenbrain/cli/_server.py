@@ -69,16 +69,16 @@ def keys() -> None:
 
 
 @keys.command(name="add")
-@click.argument("namespace")
+@click.argument("key_namespace", metavar="NAMESPACE")
 @click.option("--prefix", is_flag=True, help="Open every namespace that starts with NAMESPACE.")
 @click.option("--name", default=None, help="A label to recognise the key by.")
 @global_options
-def keys_add(namespace: str, prefix: bool, name: str | None) -> int:
+def keys_add(key_namespace: str, prefix: bool, name: str | None) -> int:
     """Make a key for NAMESPACE and print it (shown this once)."""
     from zenbrain.server.keys import add_key
 
     with open_memory(write=True) as memory:
-        key, token = add_key(memory, namespace, is_prefix=prefix, name=name)
+        key, token = add_key(memory, key_namespace, is_prefix=prefix, name=name)
     emit(
         {**key.to_dict(), "token": token},
         f"{token}\n(key {key.key_id} for {key.namespace!r}{' and below' if prefix else ''}; "
