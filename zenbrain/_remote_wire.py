@@ -52,6 +52,8 @@ def result(raw: Mapping[str, Any]) -> RecallResult:
         id=raw["id"], layer=raw["layer"], content=raw["content"], score=raw["score"],
         confidence=raw.get("confidence"), emotional_weight=raw.get("emotional_weight"),
         metadata=dict(raw.get("metadata") or {}), created_at=_time(raw.get("created_at")),
+        valid_from=_time(raw.get("valid_from")), valid_to=_time(raw.get("valid_to")),
+        superseded_by=raw.get("superseded_by"),
     )  # fmt: skip
 
 
@@ -119,8 +121,26 @@ def store_body(content: Any, arguments: Mapping[str, Any]) -> dict[str, Any]:
     body.update({k: v for k, v in arguments.items() if v is not None})
     if isinstance(body.get("created_at"), datetime):
         body["created_at"] = body["created_at"].isoformat()
+    if "supersedes" in body and not isinstance(body["supersedes"], str | bytes):
+        with contextlib.suppress(TypeError):
+            body["supersedes"] = list(body["supersedes"])
     for key in ("steps", "tools"):
         if key in body and not isinstance(body[key], str | bytes):
             with contextlib.suppress(TypeError):
                 body[key] = list(body[key])
     return body
+
+
+def update_call(memory_id: Any, content: Any, arguments: Mapping[str, Any]) -> Call:
+    """``update(id, content, ...)``: an id no memory can have gets the server's 404."""
+    if not isinstance(memory_id, str) or not memory_id or "/" in memory_id:
+        memory_id = "-"
+    path = f"/v1/memories/{quote(memory_id, safe='')}/update"
+    return Call("POST", path, lambda r: r["id"], store_body(content, arguments))
+
+
+def history_call(memory_id: Any) -> Call:
+    """``history(id)``: empty for an id no memory can have."""
+    if not isinstance(memory_id, str) or not memory_id or "/" in memory_id:
+        return Call("", "", lambda r: [])
+    return Call("GET", f"/v1/memories/{quote(memory_id, safe='')}/history", results, missing=[])

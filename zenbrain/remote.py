@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote
@@ -197,6 +198,11 @@ class RemoteMemory:
         body = {"query": query, **{k: v for k, v in arguments.items() if v is not None}}
         if isinstance(body.get("layers"), tuple):
             body["layers"] = list(body["layers"])
+        if isinstance(body.get("as_of"), datetime):
+            body["as_of"] = body["as_of"].isoformat()
+        span = body.get("time_range")
+        if isinstance(span, tuple | list) and all(isinstance(t, datetime) for t in span):
+            body["time_range"] = [t.isoformat() for t in span]
         return wire.Call("POST", "/v1/recall", wire.results, body)
 
     @staticmethod
@@ -315,10 +321,13 @@ class RemoteMemory:
         min_score: float = 0.0, min_confidence: float = 0.0,
         core: Literal["always", "matching"] = "always", context: str | None = None,
         where: Mapping[str, Any] | None = None, subtree: bool = False,
+        current_only: bool = False, as_of: datetime | None = None,
+        time_range: tuple[datetime, datetime] | None = None,
     ) -> list[RecallResult]:  # fmt: skip
         arguments = dict(layers=layers, limit=limit, min_score=min_score,
                          min_confidence=min_confidence, core=core, context=context,
-                         where=where, subtree=subtree)  # fmt: skip
+                         where=where, subtree=subtree, current_only=current_only or None,
+                         as_of=as_of, time_range=time_range)  # fmt: skip
         results: list[RecallResult] = self._run(self._c_recall(query, arguments))
         return results
 
@@ -327,10 +336,13 @@ class RemoteMemory:
         min_score: float = 0.0, min_confidence: float = 0.0,
         core: Literal["always", "matching"] = "always", context: str | None = None,
         where: Mapping[str, Any] | None = None, subtree: bool = False,
+        current_only: bool = False, as_of: datetime | None = None,
+        time_range: tuple[datetime, datetime] | None = None,
     ) -> list[RecallResult]:  # fmt: skip
         arguments = dict(layers=layers, limit=limit, min_score=min_score,
                          min_confidence=min_confidence, core=core, context=context,
-                         where=where, subtree=subtree)  # fmt: skip
+                         where=where, subtree=subtree, current_only=current_only or None,
+                         as_of=as_of, time_range=time_range)  # fmt: skip
         results: list[RecallResult] = await self._arun(self._c_recall(query, arguments))
         return results
 
@@ -351,6 +363,20 @@ class RemoteMemory:
         arguments = dict(layers=layers, limit=limit, offset=offset, subtree=subtree)
         results: list[RecallResult] = await self._arun(self._c_find(metadata, arguments))
         return results
+
+    def update(self, id: str, content: str, **store_kwargs: Any) -> str:
+        return str(self._run(wire.update_call(id, content, store_kwargs)))
+
+    async def aupdate(self, id: str, content: str, **store_kwargs: Any) -> str:
+        return str(await self._arun(wire.update_call(id, content, store_kwargs)))
+
+    def history(self, id: str) -> list[RecallResult]:
+        found: list[RecallResult] = self._run(wire.history_call(id))
+        return found
+
+    async def ahistory(self, id: str) -> list[RecallResult]:
+        found: list[RecallResult] = await self._arun(wire.history_call(id))
+        return found
 
     def get(self, id: str) -> RecallResult | None:
         found: RecallResult | None = self._run(self._c_get(id))

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from zenbrain import InvalidInputError, MemoryCoordinator
-from zenbrain.memory import recall as recall_pipeline
+from zenbrain.memory import candidates as candidate_search
 from zenbrain.types import RecallResult
 
 
@@ -276,7 +276,7 @@ def test_subtree_must_be_a_bool(memory: MemoryCoordinator, bad: object) -> None:
 def test_recall_subtree_refuses_more_memories_than_it_scores(
     memory: MemoryCoordinator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(recall_pipeline, "MAX_FILTERED_POOL", 3)
+    monkeypatch.setattr(candidate_search, "MAX_FILTERED_POOL", 3)
     _store_in(memory, ["team.a", "team.b", "team.c"])
     team = memory.for_namespace("team")
     assert len(team.recall("tea", subtree=True, layers=["semantic"])) == 3

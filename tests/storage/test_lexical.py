@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from zenbrain import MemoryCoordinator
-from zenbrain.ranking import idf, lexical_score, with_neighbours
+from zenbrain.ranking import FUNCTION_WORD_WEIGHT, FUNCTION_WORDS, idf, lexical_score, with_neighbours
 from zenbrain.storage.database import Database, resolve_location
 from zenbrain.storage.indexes import IndexedText
 from zenbrain.text import content_tokens, tokenize
@@ -41,7 +41,16 @@ def _expected(query: str, memories: Sequence[str]) -> list[tuple[str, float]]:
     n = len(docs)
     average = sum(len(d) for d in docs) / n
     terms = tokenize(query)
-    weights = {t: idf(n, df) for t in terms if (df := sum(t in d for d in docs))}
+    held = {t: df for t in terms if (df := sum(t in d for d in docs))}
+    # A function word weighs a share of its IDF while the query holds another word.
+    damp = any(t not in FUNCTION_WORDS for t in held)
+    weights = {
+        t: idf(n, df) * (FUNCTION_WORD_WEIGHT if damp and t in FUNCTION_WORDS else 1.0)
+        for t, df in held.items()
+    }
+    # A content word no memory holds: what no memory can gain scales every score alike.
+    unheld = sum(idf(n, 0) for t in set(terms) - set(held) if t not in FUNCTION_WORDS)
+    share = sum(weights.values()) / (sum(weights.values()) + unheld) if weights else 0.0
     matched = [
         (position, m, score)
         for position, (m, d) in enumerate(zip(memories, docs, strict=True))
@@ -49,7 +58,11 @@ def _expected(query: str, memories: Sequence[str]) -> list[tuple[str, float]]:
     ]
     # Stored in one batch, one after the other, at one time: conversation neighbours.
     lifted = with_neighbours([(score, position, STORED_AT) for position, _, score in matched])
-    scored = [(p, m, round(s, 6)) for (p, m, _), s in zip(matched, lifted, strict=True)]
+    scored = [
+        (p, m, round(min(1.0, s) * share, 6))
+        for (p, m, _), s in zip(matched, lifted, strict=True)
+        if min(1.0, s) * share >= 0.01  # the recall's min_score
+    ]
     # Best first; equal scores newest first (stored in order: the later one).
     ranked = sorted(scored, key=lambda p: (-p[2], -p[0]))
     return [(m, s) for _, m, s in ranked]

@@ -86,6 +86,7 @@ class StoreRequest(_Request):
     outcome: str | None = None
     metadata: dict[str, Any] | None = None
     created_at: str | None = None
+    supersedes: list[str] | None = None  # ids this memory replaces
 
 
 class StoreManyRequest(_Request):
@@ -121,6 +122,9 @@ class MemoryModel(BaseModel):
     emotional_weight: float | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime | None = None
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None  # None while current
+    superseded_by: str | None = None  # the memory that replaced it
 
 
 class ScoreParts(BaseModel):
@@ -150,6 +154,9 @@ class RecallRequest(_Request):
     context: str | None = None
     where: dict[str, Any] | None = None
     subtree: bool = False
+    current_only: bool = False  # leave out memories a newer one replaced
+    as_of: datetime | None = None  # answer as of this moment (with a timezone)
+    time_range: tuple[datetime, datetime] | None = None  # prefer memories of this span
     explain: bool = False
 
 

@@ -127,6 +127,25 @@ async def edit(memory_id: MemoryId, body: EditRequest, memory: Memory) -> IdResp
     return IdResponse(id=new_id)
 
 
+@router.post("/memories/{memory_id}/update", response_model=IdResponse)
+async def update(memory_id: MemoryId, body: StoreRequest, memory: Memory) -> IdResponse:
+    """Store ``content`` as the new version of the memory and close the old one, in one
+    transaction (both stay readable: its history); returns the new id."""
+    if await memory.aget(memory_id) is None:
+        raise _not_found(memory_id, memory.namespace)
+    arguments = _store_arguments(body)
+    content = arguments.pop("content")
+    return IdResponse(id=await memory.aupdate(memory_id, content, **arguments))
+
+
+@router.get("/memories/{memory_id}/history", response_model=list[MemoryModel])
+async def history(memory_id: MemoryId, memory: Memory) -> list[MemoryModel]:
+    """The chain of versions the memory belongs to, oldest first."""
+    if await memory.aget(memory_id) is None:
+        raise _not_found(memory_id, memory.namespace)
+    return [memory_model(r) for r in await memory.ahistory(memory_id)]
+
+
 @router.delete("/memories/{memory_id}", response_model=ForgetResponse)
 async def forget(
     memory_id: MemoryId,
@@ -182,7 +201,8 @@ async def recall(body: RecallRequest, memory: Memory, request: Request) -> list[
     results = await memory.arecall(
         body.query, layers=body.layers, limit=body.limit, min_score=body.min_score,
         min_confidence=body.min_confidence, core=body.core, context=body.context,
-        where=body.where, subtree=body.subtree,
+        where=body.where, subtree=body.subtree, current_only=body.current_only,
+        as_of=body.as_of, time_range=body.time_range,
     )  # fmt: skip
     parts: list[dict[str, Any]] = []
     if body.explain and results:

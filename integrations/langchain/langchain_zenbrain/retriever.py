@@ -73,10 +73,15 @@ class ZenBrainRetriever(BaseRetriever):
             )
         options = {name: overrides.get(name, getattr(self, name)) for name in _PER_CALL_OPTIONS}
         layers = self._one_layer_is_a_list(options["layers"])
+        floor = _matches_only(options["min_score"])
+        if options["core"] == "always" and floor == _MATCHES_ONLY:
+            # Every core block is a candidate, like a profile: one that shares no word with
+            # the query scores 0, so recall keeps its fill-ins and _kept drops the others.
+            floor = 0.0
         return {
             "layers": list(layers) if isinstance(layers, Sequence) else layers,
             "limit": options["k"],
-            "min_score": _matches_only(options["min_score"]),
+            "min_score": floor,
             "min_confidence": options["min_confidence"],
             "core": options["core"],
             "context": options["context"],
@@ -90,7 +95,7 @@ class ZenBrainRetriever(BaseRetriever):
         **kwargs: Any,
     ) -> list[Document]:
         results = self.coordinator.recall(query, **self._recall_options(kwargs))
-        return [recall_result_to_document(result) for result in results]
+        return [recall_result_to_document(result) for result in _kept(results)]
 
     async def _aget_relevant_documents(
         self,
@@ -100,7 +105,13 @@ class ZenBrainRetriever(BaseRetriever):
         **kwargs: Any,
     ) -> list[Document]:
         results = await self.coordinator.arecall(query, **self._recall_options(kwargs))
-        return [recall_result_to_document(result) for result in results]
+        return [recall_result_to_document(result) for result in _kept(results)]
+
+
+def _kept(results: Sequence[Any]) -> list[Any]:
+    """Matches, and core blocks (a profile, with ``core="always"``); never the other layers'
+    score-0 fill-ins."""
+    return [r for r in results if r.score > 0 or r.layer == "core"]
 
 
 def _matches_only(min_score: Any) -> Any:

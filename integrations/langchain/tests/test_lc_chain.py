@@ -44,7 +44,9 @@ def test_retrieval_chain_puts_memories_into_the_prompt(coordinator: MemoryCoordi
     prompt = ChatPromptTemplate.from_messages(
         [("system", "Known about the user:\n{memories}"), ("human", "{question}")]
     )
-    retriever = ZenBrainRetriever(coordinator=coordinator, k=2, min_score=0.1)
+    # Three places: the core block is scored as any memory, and "Ada" alone ranks it after
+    # the lunch fact (which holds the rarer "lunch").
+    retriever = ZenBrainRetriever(coordinator=coordinator, k=3, min_score=0.1)
     chain = (
         {"memories": retriever | _format, "question": RunnablePassthrough()}
         | prompt
@@ -56,7 +58,7 @@ def test_retrieval_chain_puts_memories_into_the_prompt(coordinator: MemoryCoordi
     )
     assert answer == "Avoid the satay: Ada is allergic to peanuts."
     system = recorder.prompts[0][0].text
-    assert "- (semantic) Ada is allergic to peanuts." in system
+    assert system.index("- (semantic) Ada is allergic to peanuts.") < system.index("Thai place")
     assert "compiler engineer" in system
 
 
