@@ -13,7 +13,13 @@ from typing import Any
 import pytest
 
 from zenbrain import MemoryCoordinator
-from zenbrain.ranking import FUNCTION_WORD_WEIGHT, FUNCTION_WORDS, idf, lexical_score, with_neighbours
+from zenbrain.ranking import (
+    FUNCTION_WORD_WEIGHT,
+    FUNCTION_WORDS,
+    idf,
+    lexical_score,
+    with_neighbours,
+)
 from zenbrain.storage.database import Database, resolve_location
 from zenbrain.storage.indexes import IndexedText
 from zenbrain.text import content_tokens, tokenize
