@@ -153,17 +153,12 @@ class Search:
                 per_layer[of] = per_layer.get(of, 0) + 1
                 chosen.append(item)
         self._read_rows(conn, [item.candidate.key for item in chosen])
-        matches = [
-            self._result(item.candidate.key, item.score)
-            for item in chosen
-            if item.candidate.key in self.rows or item.candidate.key in self.results
-        ]
-        for item, result in zip(
-            [i for i in chosen if i.candidate.key in self.rows or i.candidate.key in self.results],
-            matches,
-            strict=True,
-        ):
-            self.parts[result.id] = item
+        matches: list[RecallResult] = []
+        for item in chosen:
+            key = item.candidate.key
+            if key in self.rows or key in self.results:  # else gone from the table
+                matches.append(self._result(key, item.score))
+                self.parts[matches[-1].id] = item
         # Core blocks are always candidates (unless only matching ones are wanted): a
         # block that shares no word comes first of what fills the rest, like a profile.
         fill_ins: list[FillIn] = []

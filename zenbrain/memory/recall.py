@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
+import numpy as np
+
 from zenbrain import _validation as check
 from zenbrain.errors import InvalidInputError
 from zenbrain.memory import validity
@@ -50,14 +52,7 @@ def recall(
     not rerank (their rows belong to one namespace)."""
     text = check.check_content(query, "query")
     below = check_subtree(subtree)
-    if layers is None:
-        wanted: list[str] = list(DEFAULT_RECALL_LAYERS)
-    else:
-        if isinstance(layers, str) or not isinstance(layers, Sequence) or not layers:
-            raise InvalidInputError(
-                f"layers must be a non-empty list of layer names, got {layers!r}"
-            )
-        wanted = list(dict.fromkeys(check.check_layer(name, RECALLABLE_LAYERS) for name in layers))
+    wanted = _wanted_layers(layers)
     limit = check.check_int(limit, "limit", 1, 1000)
     floor_score = check.check_fraction(min_score, "min_score", optional=False) or 0.0
     floor_conf = check.check_fraction(min_confidence, "min_confidence", optional=False) or 0.0
@@ -69,11 +64,7 @@ def recall(
         text, scope.now(), current_only=current_only, as_of=as_of, time_range=time_range
     )
     terms = tokenize(text)
-    query_vector = (
-        scope.embedding.queries([text])[0]
-        if scope.embedding is not None and any(name in INDEXED_LAYERS for name in wanted)
-        else None
-    )
+    query_vector = _query_vector(scope, text, wanted)
 
     def passes_floors(r: RecallResult) -> bool:
         return (
@@ -125,18 +116,30 @@ def score_parts(
     same search as :func:`recall` (one collection, the same candidates and scale), read
     only, without stages (their reranking, if any, is the rest of a result's score)."""
     text = check.check_content(query, "query")
-    wanted = list(layers) if layers is not None else list(DEFAULT_RECALL_LAYERS)
-    wanted = [check.check_layer(name, RECALLABLE_LAYERS) for name in wanted]
+    wanted = _wanted_layers(layers)
     ctx = check.check_optional_text(context, "context")
     terms = tokenize(text)
-    query_vector = (
-        scope.embedding.queries([text])[0]
-        if scope.embedding is not None and any(name in INDEXED_LAYERS for name in wanted)
-        else None
-    )
+    query_vector = _query_vector(scope, text, wanted)
     search = Search(scope, terms, query_vector, ctx, limit, None, False, "always")
     with scope.lock:
         now = scope.now()
         with scope.repo.read() as conn:
             search.run(conn, wanted, now)
     return search.parts
+
+
+def _wanted_layers(layers: Sequence[str] | None) -> list[str]:
+    """The layers a recall searches: the defaults for None, else the named ones, once each."""
+    if layers is None:
+        return list(DEFAULT_RECALL_LAYERS)
+    if isinstance(layers, str) or not isinstance(layers, Sequence) or not layers:
+        raise InvalidInputError(f"layers must be a non-empty list of layer names, got {layers!r}")
+    return list(dict.fromkeys(check.check_layer(name, RECALLABLE_LAYERS) for name in layers))
+
+
+def _query_vector(scope: MemoryScope, text: str, wanted: Sequence[str]) -> np.ndarray | None:
+    """The query embedded, when there is an embedder and a wanted layer holds vectors."""
+    if scope.embedding is None or not any(name in INDEXED_LAYERS for name in wanted):
+        return None
+    vector: np.ndarray = scope.embedding.queries([text])[0]
+    return vector
