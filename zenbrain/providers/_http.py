@@ -14,6 +14,7 @@ import http.client
 import json
 import logging
 import os
+import re
 import time
 import urllib.error
 import urllib.parse
@@ -212,3 +213,24 @@ class JsonHttpClient:
         if status == 404:
             return " (check base_url: it should end in the API version, e.g. '/v1')"
         return ""
+
+
+# A reasoning model's leading <think>…</think> block is not part of its answer.
+_THINK_BLOCK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
+
+
+def chat_reply_text(answer: Any, where: str) -> str:
+    """The text of an OpenAI-style chat completion (``choices[0].message.content``) without
+    a leading think block; a ProviderError naming ``where`` for any other answer."""
+    try:
+        content = answer["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        raise ProviderError(
+            f"{where} answered without choices[0].message.content; got {answer!r:.200}"
+        ) from None
+    if not isinstance(content, str):
+        raise ProviderError(
+            f"{where} answered with no text content (content={content!r:.80}); the model may "
+            f"have refused or called a tool"
+        )
+    return _THINK_BLOCK.sub("", content).strip()

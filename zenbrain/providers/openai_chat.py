@@ -7,12 +7,11 @@ and other compatible servers; only the standard library is used.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from zenbrain.errors import InvalidInputError, ProviderError
-from zenbrain.providers._http import JsonHttpClient, resolve_api_key
+from zenbrain.providers._http import JsonHttpClient, chat_reply_text, resolve_api_key
 from zenbrain.providers._vectors import as_text_list
 
 __all__ = ["DEFAULT_SUMMARY_PROMPT", "OpenAIChatSummarizer"]
@@ -26,7 +25,6 @@ DEFAULT_SUMMARY_PROMPT = (
 )
 
 # Reasoning models served through Ollama or vLLM may put their deliberation first.
-_THINK_BLOCK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
 
 
 class OpenAIChatSummarizer:
@@ -113,18 +111,7 @@ class OpenAIChatSummarizer:
 
     def _summary_from(self, answer: Any) -> str:
         where = f"{self.base_url}/chat/completions"
-        try:
-            content = answer["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError):
-            raise ProviderError(
-                f"{where} answered without choices[0].message.content; got {answer!r:.200}"
-            ) from None
-        if not isinstance(content, str):
-            raise ProviderError(
-                f"{where} answered with no text content (content={content!r:.80}); the model may "
-                f"have refused or called a tool"
-            )
-        summary = _THINK_BLOCK.sub("", content).strip()
+        summary = chat_reply_text(answer, where)
         if not summary:
             raise ProviderError(f"{where} answered with an empty summary")
         return summary

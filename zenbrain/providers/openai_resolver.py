@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from zenbrain.errors import InvalidInputError, ProviderError
-from zenbrain.providers._http import JsonHttpClient, resolve_api_key
+from zenbrain.providers._http import JsonHttpClient, chat_reply_text, resolve_api_key
 
 __all__ = ["DEFAULT_RESOLVER_PROMPT", "OpenAIChatResolver"]
 
@@ -26,7 +26,6 @@ DEFAULT_RESOLVER_PROMPT = (
     "fact or a different attribute never makes a note outdated. Answer with a JSON list of "
     "the numbers of the outdated older notes, [] when none is, and nothing else."
 )
-_THINK_BLOCK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
@@ -85,15 +84,7 @@ class OpenAIChatResolver:
 
     def _numbers_from(self, answer: Any, count: int) -> list[int]:
         where = f"{self.base_url}/chat/completions"
-        try:
-            content = answer["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError):
-            raise ProviderError(
-                f"{where} answered without choices[0].message.content; got {answer!r:.200}"
-            ) from None
-        if not isinstance(content, str):
-            raise ProviderError(f"{where} answered with no text content ({content!r:.80})")
-        text = _FENCE.sub("", _THINK_BLOCK.sub("", content).strip())
+        text = _FENCE.sub("", chat_reply_text(answer, where))
         try:
             numbers = json.loads(text)
         except ValueError:
