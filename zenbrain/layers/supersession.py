@@ -48,7 +48,15 @@ from zenbrain.layers.supersession_patterns import (
 )
 from zenbrain.text import fold, stem, tokenize, words
 
-__all__ = ["Claim", "claims", "may_claim", "probe_terms", "supersedes", "superseding_claims"]
+__all__ = [
+    "Claim",
+    "claims",
+    "may_claim",
+    "probe_terms",
+    "states_change",
+    "supersedes",
+    "superseding_claims",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +184,33 @@ def _statement(body: str, start: int) -> tuple[str, bool] | None:
     if not _HYPOTHETICAL.isdisjoint(folded) or "thinking" in folded:
         return None
     return sentence, not _MARKER_WORDS.isdisjoint(folded)
+
+
+_CHANGE_WORDS = _MARKER_WORDS | frozenset(
+    fold(
+        "rescheduled moved postponed delayed raised lowered reduced cut added expanded grew "
+        "total latest revised adjusted upgraded downgraded recently anymore erhöht gesenkt "
+        "aktualisiert geändert verlegt"
+    ).split()
+)
+
+
+def states_change(text: str) -> bool:
+    """Whether ``text`` says that something changed and gives a value: a word of change
+    ("now", "increased", "rescheduled", "jetzt", "verschoben") and a number in one
+    sentence. Recall lets such a newer memory about the same thing rank above an older one
+    on weaker word overlap (:mod:`zenbrain.memory.validity`); nothing is closed by it, so
+    questions and hypotheticals count too (an agent's user asks "can you update it to 1,200
+    calls a day?")."""
+    if not _DIGIT(text):
+        return False
+    return any(
+        _DIGIT(sentence) and not _CHANGE_WORDS.isdisjoint(words(sentence))
+        for sentence in _SENTENCES.split(text)
+    )
+
+
+_SENTENCES = re.compile(r"[.!?;\n]\s")
 
 
 def _claim(
