@@ -36,7 +36,11 @@ from zenbrain.layers.supersession_patterns import (
     _HYPOTHETICAL,
     _MARKER_WORDS,
     _MEASURES,
+    _NEEDS,
     _NEGATIVE_PREFERENCE,
+    _PREFERENCE_ONLY,
+    _SUPERSEDING_GATE_WORDS,
+    _TURNED,
     _NOT_ATTRIBUTES,
     _NUMBER_WORDS,
     _ORDINALS,
@@ -316,11 +320,13 @@ def claims(
     :func:`zenbrain.text.words` of ``text``, when the caller has them."""
     folded = words(text) if folded is None else folded
     if (
-        _GATE_WORDS.isdisjoint(folded)
+        (_SUPERSEDING_GATE_WORDS if superseding else _GATE_WORDS).isdisjoint(folded)
         and not _DIGIT(text)
         and "ieblings" not in text
         and (superseding or _MARKER_WORDS.isdisjoint(folded))
-    ):
+        and not (superseding and not _PREFERENCE_ONLY.isdisjoint(folded)
+                 and not _TURNED.isdisjoint(folded))
+    ):  # fmt: skip
         return ()  # no rule's words, no number: most texts end here
     present = set(folded)
     opened = _gated_rules(folded, present, text, superseding)
@@ -340,6 +346,9 @@ def claims(
     statements: dict[int, tuple[str, bool] | None] = {}  # sentence start -> (text, marked)
     for attribute, patterns in rules:
         for pattern in patterns:
+            needed = _NEEDS.get(pattern)
+            if needed is not None and needed.isdisjoint(present):
+                continue
             for match in pattern.finditer(body):
                 # The patterns run over the whole text; a match counts only in a statement.
                 start = max(body.rfind(c, 0, match.start()) for c in ".!?;\n") + 1

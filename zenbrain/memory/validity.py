@@ -10,8 +10,9 @@ After the ranking (:mod:`zenbrain.memory.recall`) has scored its candidates, :fu
 3. among results about the same thing, puts the newer first: it moves just above the older
    one and takes its score, when it scores at least :data:`NEWER_SHARE` of it. "The same
    thing": sharing most (:data:`SAME_THING_SHARE`) of the question's words the older one
-   matches, a conversation turn's speaker not counted, or half (:data:`CHANGE_SHARE`) when
-   the newer one says that something changed and gives a value ("has now reached 165").
+   matches, a conversation turn's speaker not counted, or a third (:data:`CHANGE_SHARE`;
+   two words at least) when the newer one says that something changed and gives a value
+   ("has now reached 165").
    Not for a question asking for the earliest ("when did I first ...", "zuerst");
 4. prefers memories from the time the question names ("last Tuesday", "im März": see
    :mod:`zenbrain.layers.time_expressions`) or the caller's ``time_range``: when some match
@@ -58,7 +59,7 @@ SAME_THING_WORDS = 2
 SAME_THING_SHARE = 0.8
 #: ... or this share, when the newer one says that something changed and gives a value
 #: ("has now reached 165", "rescheduled to 4:30 PM": :func:`states_change`).
-CHANGE_SHARE = 0.5
+CHANGE_SHARE = 1 / 3
 #: When the question names a time, its matches score from this up, the others below it.
 TIME_BOOST = 0.5
 #: A replaced memory ranks at this share of its replacement's score, at most.
