@@ -111,8 +111,17 @@ class _Zenbrain:
         return [str(r.metadata["item"]) for r in results if "item" in r.metadata]
 
     def closed_items(self) -> set[str]:
+        return set(self.closures())
+
+    def closures(self) -> dict[str, str | None]:
+        """Each closed item, and the item that replaced it."""
         found = self.memory.find(layers=self.layers, limit=100_000)
-        return {str(r.metadata["item"]) for r in found if r.valid_to is not None}
+        item_of = {r.id: str(r.metadata["item"]) for r in found}
+        return {
+            item_of[r.id]: item_of.get(r.superseded_by or "")
+            for r in found
+            if r.valid_to is not None
+        }
 
     def close(self) -> None:
         self.memory.close()
@@ -193,10 +202,30 @@ def run_beam(
     corpora: Sequence[Corpus], systems: Sequence[str] = SYSTEMS
 ) -> dict[str, dict[str, float]]:
     scores: dict[str, dict[str, list[float]]] = {s: {} for s in systems}
+    closings: dict[str, list[int]] = {}  # system -> [evidence, closed wrongly, outdated, closed]
     for corpus in corpora:
+        evidence = {i for q in corpus.questions for i in (*q["old"], *q["new"])}
+        updates = {
+            (old, new)
+            for q in corpus.questions
+            if q["category"] == "knowledge_update"
+            for old in q["old"]
+            for new in q["new"]
+            if old != new
+        }
+        outdated = {old for old, _ in updates}
         for name in systems:
             system = _system(name, corpus)
             try:
+                if isinstance(system, _Zenbrain) and name != "before":
+                    closed = system.closures()
+                    counts = closings.setdefault(name, [0, 0, 0, 0])
+                    counts[0] += len(evidence)
+                    counts[1] += sum(
+                        1 for item in evidence & set(closed) if (item, closed[item]) not in updates
+                    )
+                    counts[2] += len(outdated)
+                    counts[3] += sum(1 for item in outdated if (item, closed.get(item)) in updates)
                 for q in corpus.questions:
                     with _validity_bypassed() if name == "before" else _nothing():
                         ranked = system.search(q["question"], TOP)
@@ -213,7 +242,11 @@ def run_beam(
                         )
             finally:
                 system.close()
-    return {s: {k: statistics.fmean(v) for k, v in c.items()} for s, c in scores.items()} | {
+    averaged = {s: {k: statistics.fmean(v) for k, v in c.items()} for s, c in scores.items()}
+    for name, (total, wrong, old_total, old_closed) in closings.items():
+        averaged[name]["false_supersession"] = wrong / total if total else 0.0
+        averaged[name]["closed_outdated"] = old_closed / old_total if old_total else 0.0
+    return averaged | {
         "questions": {
             "knowledge_update": sum(
                 q["category"] == "knowledge_update" for c in corpora for q in c.questions
@@ -397,15 +430,17 @@ def markdown(report: dict[str, Any], command: str) -> str:
             "questions in 20 chats; evidence named by the dataset):",
             "",
             "| system | latest-first (KU) | recall@10 KU | recall@10 contradiction | "
-            "recall@10 temporal |",
-            "|---|---|---|---|---|",
+            "recall@10 temporal | false supersession | outdated closed |",
+            "|---|---|---|---|---|---|---|",
         ]
         for s in (name for name in beam if name != "questions"):
             c = beam[s]
+            fs = f"{c['false_supersession']:.3f}" if "false_supersession" in c else "-"
+            oc = f"{c['closed_outdated']:.3f}" if "closed_outdated" in c else "-"
             lines.append(
                 f"| {s} | {c['latest_first']:.3f} | {c['knowledge_update:recall@10']:.3f} | "
                 f"{c.get('contradiction_resolution:recall@10', 0):.3f} | "
-                f"{c.get('temporal_reasoning:recall@10', 0):.3f} |"
+                f"{c.get('temporal_reasoning:recall@10', 0):.3f} | {fs} | {oc} |"
             )
         lines.append("")
     sc = report.get("scenarios")

@@ -121,3 +121,24 @@ def test_states_change_reads_a_change_with_a_value(text: str) -> None:
 )
 def test_states_change_needs_both_in_one_sentence(text: str) -> None:
     assert not states_change(text)
+
+
+def test_an_assistants_turn_makes_no_claim() -> None:
+    """An assistant explains and works examples: its "new side lengths of 10 cm" or "a
+    budget of $30" replace nothing, with the role written either way."""
+    for text in (
+        "assistant: With the new scale factor of 1.5, the new side length is now 15 cm.",
+        "AI: I work at Globex now.",
+        "Assistant: Your new budget of $85 for snacks is now set.",
+    ):
+        assert claims(text) == () and claims(text, superseding=True) == ()
+
+
+def test_a_users_turn_is_the_speaker_i() -> None:
+    """A chat message stored with its role ("user: ...") speaks for "I", so it updates a
+    statement stored without one."""
+    [old] = claims("I live in Hamburg.")
+    [new] = claims("user: I moved to Berlin last month.", superseding=True)
+    assert new.subject == old.subject == "i"
+    assert supersedes(new, old)
+    assert superseding_claims("User: I moved to Berlin last month.", "I live in Hamburg.")

@@ -15,6 +15,7 @@ its speaker in the present or the just-completed past. These never yield one:
   "wenn ich nach Berlin ziehen würde");
 - someone else's facts ("Anna lives in Rome", "my sister moved to Paris" is the sister's,
   never the speaker's);
+- an assistant's turns ("assistant: ...", "AI: ..."), which explain and work examples;
 - counts of measures and events ("I ran 5 miles"), which do not describe a state.
 
 The rule set is measured (false supersession on LoCoMo, REALTALK, MADial-Bench; latest-first
@@ -339,9 +340,15 @@ def claims(
     ]
     if not rules:
         return ()
-    speaker = _SPEAKER.match(text)
+    role = _ROLE.match(text)
+    if role is not None and fold(role.group("r")) in _ASSISTANT_ROLES:
+        return ()
+    speaker = None if role is not None else _SPEAKER.match(text)
     subject = fold(speaker.group("s")) if speaker else "i"
-    body = text[speaker.end() :] if speaker else text
+    if subject in _ASSISTANT_ROLES:
+        return ()
+    start = role.end() if role is not None else speaker.end() if speaker else 0
+    body = text[start:]
     found: list[Claim] = []
     statements: dict[int, tuple[str, bool] | None] = {}  # sentence start -> (text, marked)
     for attribute, patterns in rules:
@@ -368,6 +375,14 @@ def claims(
         # "I cancelled the trip I was planning": the cancellation is what the text says.
         found = [c for c in found if c.attribute != "plan" or c.value == "cancelled"]
     return tuple(dict.fromkeys(found))
+
+
+# An assistant's turn makes no claim: it explains, answers and works examples ("a scale
+# factor of 1.25"), and what it restates of the user is the user's to update. On BEAM its
+# turns' named values were wrong 13 times in 14.
+_ASSISTANT_ROLES = frozenset(["assistant", "ai", "bot", "chatbot", "model", "system"])
+# A chat message stored with its role ("user: ...", "assistant: ..."): the user is "I".
+_ROLE = re.compile(r"^\s*(?P<r>(?i:user|human|assistant|ai|bot|chatbot|model|system))\s*:\s+")
 
 
 def _same_key(new: Claim, old: Claim) -> bool:
