@@ -202,7 +202,8 @@ def run_beam(
     corpora: Sequence[Corpus], systems: Sequence[str] = SYSTEMS
 ) -> dict[str, dict[str, float]]:
     scores: dict[str, dict[str, list[float]]] = {s: {} for s in systems}
-    closings: dict[str, list[int]] = {}  # system -> [evidence, closed wrongly, outdated, closed]
+    # system -> [evidence, closed wrongly, outdated, outdated closed, turns, turns closed]
+    closings: dict[str, list[int]] = {}
     for corpus in corpora:
         evidence = {i for q in corpus.questions for i in (*q["old"], *q["new"])}
         updates = {
@@ -219,7 +220,9 @@ def run_beam(
             try:
                 if isinstance(system, _Zenbrain) and name != "before":
                     closed = system.closures()
-                    counts = closings.setdefault(name, [0, 0, 0, 0])
+                    counts = closings.setdefault(name, [0, 0, 0, 0, 0, 0])
+                    counts[4] += len(corpus.items)
+                    counts[5] += len(closed)
                     counts[0] += len(evidence)
                     counts[1] += sum(
                         1 for item in evidence & set(closed) if (item, closed[item]) not in updates
@@ -243,9 +246,11 @@ def run_beam(
             finally:
                 system.close()
     averaged = {s: {k: statistics.fmean(v) for k, v in c.items()} for s, c in scores.items()}
-    for name, (total, wrong, old_total, old_closed) in closings.items():
+    for name, (total, wrong, old_total, old_closed, turns, closed_turns) in closings.items():
         averaged[name]["false_supersession"] = wrong / total if total else 0.0
         averaged[name]["closed_outdated"] = old_closed / old_total if old_total else 0.0
+        averaged[name]["turns"] = turns
+        averaged[name]["turns_closed"] = closed_turns
     return averaged | {
         "questions": {
             "knowledge_update": sum(
@@ -430,17 +435,18 @@ def markdown(report: dict[str, Any], command: str) -> str:
             "questions in 20 chats; evidence named by the dataset):",
             "",
             "| system | latest-first (KU) | recall@10 KU | recall@10 contradiction | "
-            "recall@10 temporal | false supersession | outdated closed |",
-            "|---|---|---|---|---|---|---|",
+            "recall@10 temporal | false supersession | outdated closed | turns closed (all) |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for s in (name for name in beam if name != "questions"):
             c = beam[s]
             fs = f"{c['false_supersession']:.3f}" if "false_supersession" in c else "-"
             oc = f"{c['closed_outdated']:.3f}" if "closed_outdated" in c else "-"
+            tc = f"{c['turns_closed']:.0f} of {c['turns']:.0f}" if "turns" in c else "-"
             lines.append(
                 f"| {s} | {c['latest_first']:.3f} | {c['knowledge_update:recall@10']:.3f} | "
                 f"{c.get('contradiction_resolution:recall@10', 0):.3f} | "
-                f"{c.get('temporal_reasoning:recall@10', 0):.3f} | {fs} | {oc} |"
+                f"{c.get('temporal_reasoning:recall@10', 0):.3f} | {fs} | {oc} | {tc} |"
             )
         lines.append("")
     sc = report.get("scenarios")
