@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from benchmarks import locomo
-from benchmarks.locomo_data import load_locomo, normalise_evidence
-from benchmarks.locomo_embeddings import CachedEmbedder
-from benchmarks.locomo_report import SECTION_HEADING, replace_section
-from benchmarks.locomo_systems import reciprocal_rank_fusion
+from benchmarks.common.embeddings import CachedEmbedder
+from benchmarks.locomo import harness as locomo
+from benchmarks.locomo.data import load_locomo, normalise_evidence
+from benchmarks.locomo.report import SECTION_HEADING, replace_section
+from benchmarks.locomo.systems import reciprocal_rank_fusion
 from zenbrain.errors import InvalidInputError
 from zenbrain.providers.hashing import HashingEmbedder
 
@@ -298,7 +298,8 @@ def test_cli_reports_missing_data(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 def test_real_locomo_counts_match_its_source_notes() -> None:
     """The counts SOURCE.md verified, through this parser (skipped without the data)."""
-    from benchmarks.locomo_data import default_locomo_path, question_counts
+    from benchmarks.common.paths import default_locomo_path
+    from benchmarks.locomo.data import question_counts
 
     path = default_locomo_path()
     if not path.is_file():

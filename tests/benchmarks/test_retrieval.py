@@ -9,17 +9,17 @@ from typing import Any
 
 import pytest
 
-from benchmarks import retrieval
-from benchmarks.locomo_embeddings import CachedEmbedder
-from benchmarks.retrieval_data import (
+from benchmarks.common.embeddings import CachedEmbedder
+from benchmarks.retrieval import harness as retrieval
+from benchmarks.retrieval.datasets import (
     BENCH_DATA_ENV_VAR,
     MissingDatasetError,
     bench_data_root,
     load_dataset,
     madial_query,
 )
-from benchmarks.retrieval_metrics import ndcg_at, recall_at
-from benchmarks.retrieval_tuning import LexicalVariant, run_tuning
+from benchmarks.retrieval.metrics import ndcg_at, recall_at
+from benchmarks.retrieval.tuning.run import LexicalVariant, run_tuning
 from zenbrain.providers.hashing import HashingEmbedder
 
 

@@ -13,11 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks import scale
-from benchmarks.scale_corpus import FUNCTION_WORDS, LookupEmbedder, make_corpus
-from benchmarks.scale_locomo import default_locomo_path, load_turns, make_locomo_corpus, vary
-from benchmarks.scale_peers import measure_bm25s, measure_fts5
-from benchmarks.scale_report import (
+from benchmarks.common.locomo_corpus import load_turns, make_locomo_corpus, vary
+from benchmarks.common.paths import default_locomo_path
+from benchmarks.common.synthetic_corpus import FUNCTION_WORDS, LookupEmbedder, make_corpus
+from benchmarks.scale import harness as scale
+from benchmarks.scale.peers import measure_bm25s, measure_fts5
+from benchmarks.scale.report import (
     LOCOMO_SECTION_HEADING,
     SECTION_HEADING,
     check_targets,
@@ -26,8 +27,8 @@ from benchmarks.scale_report import (
     replace_section,
     write_docs,
 )
-from benchmarks.scale_results import ScaleRun, load_results, save_results
-from benchmarks.scale_systems import (
+from benchmarks.scale.results import ScaleRun, load_results, save_results
+from benchmarks.scale.systems import (
     NAMESPACE,
     Latencies,
     Measurement,
@@ -413,7 +414,7 @@ def test_report_has_a_section_per_corpus_and_issue_15_targets(tiny_run: ScaleRun
 def test_cold_start_times_a_fresh_process_first_recalls(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from benchmarks import cold_start
+    from benchmarks.speed import cold_start
 
     assert cold_start.main(["--sizes", "400", "--backends", "sqlite", "--runs", "1"]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| sqlite")]

@@ -1,0 +1,1 @@
+"""LoCoMo retrieval: is the turn holding the answer among the first k retrieved?"""

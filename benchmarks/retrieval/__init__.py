@@ -1,0 +1,1 @@
+"""Recall on public conversational-memory datasets and on mixed stores, and its tuning."""

@@ -1,0 +1,40 @@
+"""Recall on small mixed stores: the store an agent really builds (facts, procedures,
+episodes and core blocks of one assistant, filed by routing), asked questions with one
+right answer each, beside BM25, dense and RRF over one index of the same memories.
+
+    python -m benchmarks.retrieval.mixed_stores [--systems zenbrain-lexical,bm25,...]
+                                      [--stores coding-en,...] [--suite DIR]
+                                      [--failures] [--write-docs]
+
+The stores are JSON files in ``benchmarks/retrieval/mixed_stores/stores/`` (format:
+:mod:`benchmarks.retrieval.mixed_stores.scenarios`); ``--suite`` runs another folder of the
+same kind.
+"""
+
+from benchmarks.retrieval.mixed_stores.runner import (
+    SYSTEM_NAMES,
+    Outcome,
+    SuiteRun,
+    hit_rate,
+    run_suite,
+)
+from benchmarks.retrieval.mixed_stores.scenarios import (
+    Entry,
+    Question,
+    Store,
+    load_suite,
+    parse_store,
+)
+
+__all__ = [
+    "SYSTEM_NAMES",
+    "Entry",
+    "Outcome",
+    "Question",
+    "Store",
+    "SuiteRun",
+    "hit_rate",
+    "load_suite",
+    "parse_store",
+    "run_suite",
+]

@@ -1,0 +1,1 @@
+"""Where zenbrain's recall defaults come from: every candidate value scored on every dataset."""

@@ -1,0 +1,1 @@
+"""Speed of single operations: cold starts, writes, encryption, recall before and after."""
