@@ -1,9 +1,11 @@
-"""Replacing one ``## `` section of ``docs/benchmarks.md`` and leaving the rest alone, so
-each benchmark rewrites only its own numbers."""
+"""Replacing one ``## `` section of a docs page (most often ``docs/benchmarks.md``) and
+leaving the rest alone, so each benchmark rewrites only its own numbers."""
 
 from __future__ import annotations
 
-__all__ = ["DOCS_TITLE", "replace_section"]
+from pathlib import Path
+
+__all__ = ["DOCS_TITLE", "replace_section", "write_section"]
 
 DOCS_TITLE = "# Benchmarks"
 
@@ -33,3 +35,11 @@ def replace_section(document: str, section: str, heading: str) -> str:
     if tail:
         body += "\n"  # keep a blank line before the next section's heading
     return "".join(lines[:start]) + body + "".join(tail)
+
+
+def write_section(path: Path, section: str, heading: str) -> None:
+    """Replace (or add) the ``heading`` section of the markdown file at ``path`` (created
+    with its folder when missing) by ``section``."""
+    current = path.read_text(encoding="utf-8") if path.is_file() else ""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(replace_section(current, section, heading), encoding="utf-8")

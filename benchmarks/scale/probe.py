@@ -1,7 +1,5 @@
 """A fresh process that opens a benchmark store and recalls, reporting its peak RSS.
 
-    python -m benchmarks.scale.probe STORE QUERIES.npz [--hybrid]
-
 ``QUERIES.npz`` holds ``texts`` and their precomputed ``vectors``. Prints one JSON line:
 ``{"peak_rss_bytes": ..., "recalls": ..., "p50_ms": ...}``. The process imports nothing but
 zenbrain and numpy, so its peak is what a recalling application would need for this store.
@@ -67,7 +65,12 @@ class QueryEmbedder:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    # Not benchmarks.runner.Command: this process imports nothing but zenbrain and numpy.
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks scale.probe",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("store")
     parser.add_argument("queries", type=Path)
     parser.add_argument("--hybrid", action="store_true")

@@ -1,8 +1,6 @@
-"""The first recalls of a fresh process: what loading a layer's postings (and, on SQLite,
-its vectors) into memory costs the first search.
+"""The first recalls of a fresh process: what loading a layer into memory costs them.
 
-    python -m benchmarks.speed.cold_start [--sizes 10000,100000] [--backends sqlite,postgres]
-
+A layer's postings (and, on SQLite, its vectors) are loaded into memory by its first search.
 For each back end and size it stores the LoCoMo-derived corpus (hybrid: with the
 precomputed-vector embedder), then starts ``--runs`` fresh Python processes that each open
 the store and time their first, second and tenth recall (a different query each). Beside
@@ -13,7 +11,6 @@ parsing.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -25,16 +22,18 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from benchmarks.common.locomo_corpus import make_locomo_corpus
+from benchmarks.common.machine import load_average
 from benchmarks.common.paths import REPO_ROOT
+from benchmarks.runner import Command, choice_list, int_list
 
 __all__ = ["main"]
 
 NAMESPACE = "bench"
+BACKENDS = ("sqlite", "postgres")
 QUERIES = 80
 _PROBE = r"""
 import json, statistics, sys, time
 from benchmarks.common.locomo_corpus import make_locomo_corpus
-from benchmarks.common.paths import REPO_ROOT
 from zenbrain import MemoryCoordinator
 size, location = int(sys.argv[1]), sys.argv[2]
 corpus = make_locomo_corpus(size, int(sys.argv[3]))
@@ -91,28 +90,29 @@ def _probe(location: str, size: int) -> dict[str, float]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="10000,100000")
-    parser.add_argument("--backends", default="sqlite,postgres")
-    parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args(argv)
+    cli = Command("speed.cold_start")
+    cli.parser.add_argument("--sizes", type=int_list(), default=[10_000, 100_000])
+    cli.parser.add_argument("--backends", type=choice_list(BACKENDS), default=list(BACKENDS))
+    cli.parser.add_argument("--runs", type=int, default=3)
+    args = cli.parse(argv)
     rows = []
-    for backend in args.backends.split(","):
-        for size in (int(s) for s in args.sizes.split(",")):
+    for backend in args.backends:
+        for size in args.sizes:
             with _store(backend) as location:
                 loaded = _load(location, size)
                 for run in range(1, args.runs + 1):
                     found = _probe(location, size)
-                    rows.append((backend, size, run, loaded, found, os.getloadavg()[0]))
+                    rows.append((backend, size, run, loaded, found, load_average()))
                     print(backend, size, run, json.dumps(found), file=sys.stderr, flush=True)
     print("| back end | memories | run | open | 1st recall | 2nd | 10th | warm p50 | load avg |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for backend, size, run, _loaded, found, load in rows:
         ms = {key: value * 1000 for key, value in found.items()}
+        shown = "–" if load is None else f"{load:.1f}"
         print(
             f"| {backend} | {size:,} | {run} | {ms['open']:.0f} ms | {ms['first']:.0f} ms "
             f"| {ms['second']:.1f} ms | {ms['tenth']:.1f} ms | {ms['warm']:.1f} ms "
-            f"| {load:.1f} |"
+            f"| {shown} |"
         )
     return 0
 

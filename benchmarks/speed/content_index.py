@@ -1,22 +1,18 @@
-"""The content-hash index of schema 5 (keyed by namespace, key block and hash) against the
-layout of schema 4 (namespace and hash), on the SQLite back end:
+"""The content-hash index of schema 5 against schema 4's: store and forget rates, WAL pages.
 
-    python -m benchmarks.speed.content_index [--corpus locomo|synthetic] [--size 100000]
-        [--layouts 4,5] [--rounds 3]
-
-For each round and layout (interleaved, each in a fresh store) it loads ``--size`` memories
-with ``store_many`` in batches of 1,000 and reports the rate of the whole load and of its last
-tenth; then it writes ten more batches with checkpoints off and counts the pages they put in
-the write-ahead log, by table or index (SQLite's ``dbstat``); last, the p50 of ``forget()``
-over 50 stored memories (each forget also looks up duplicates of the content). Prints a
-markdown table. The schema-4 layout is made by dropping the new index and creating the old one.
+Schema 5 keys the index by namespace, key block and hash, schema 4 by namespace and hash;
+both on the SQLite back end. For each round and layout (interleaved, each in a fresh store)
+it loads ``--size`` memories with ``store_many`` in batches of 1,000 and reports the rate of
+the whole load and of its last tenth; then it writes ten more batches with checkpoints off
+and counts the pages they put in the write-ahead log, by table or index (SQLite's
+``dbstat``); last, the p50 of ``forget()`` over 50 stored memories (each forget also looks
+up duplicates of the content). Prints a markdown table. The schema-4 layout is made by
+dropping the new index and creating the old one.
 """
 
 from __future__ import annotations
 
-import argparse
 import collections
-import os
 import sqlite3
 import statistics
 import struct
@@ -28,8 +24,9 @@ from pathlib import Path
 
 from sqlalchemy import event
 
-from benchmarks.common.locomo_corpus import make_locomo_corpus
-from benchmarks.common.synthetic_corpus import make_corpus
+from benchmarks.common.corpora import make_corpus_of
+from benchmarks.common.machine import load_average
+from benchmarks.runner import Command, int_list
 from zenbrain import MemoryCoordinator
 
 __all__ = ["LayoutRun", "main", "measure_layout", "wal_pages_by_owner"]
@@ -129,23 +126,22 @@ def _forget_p50(memory: MemoryCoordinator, ids: Sequence[str]) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", choices=("locomo", "synthetic"), default="locomo")
-    parser.add_argument("--size", type=int, default=100_000)
-    parser.add_argument("--layouts", default="4,5")
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args(argv)
-    layouts = [int(value) for value in args.layouts.split(",")]
+    cli = Command("speed.content_index")
+    cli.add_corpus(default="locomo")
+    cli.parser.add_argument("--size", type=int, default=100_000)
+    cli.parser.add_argument("--layouts", type=int_list(), default=[4, 5])
+    cli.parser.add_argument("--rounds", type=int, default=3)
+    args = cli.parse(argv)
+    layouts = args.layouts
     if args.size < 10 * BATCH or set(layouts) - {4, 5} or args.rounds < 1:
-        parser.error("--size must be at least 10,000, --layouts 4 and/or 5, --rounds ≥ 1")
-    make = make_locomo_corpus if args.corpus == "locomo" else make_corpus
-    corpus = make(args.size + EXTRA_BATCHES * BATCH, 10)
+        cli.parser.error("--size must be at least 10,000, --layouts 4 and/or 5, --rounds ≥ 1")
+    corpus = make_corpus_of(args.corpus, args.size + EXTRA_BATCHES * BATCH, 10, seed=args.seed)
     runs: list[LayoutRun] = []
     for _ in range(args.rounds):
         for layout in layouts:
             with tempfile.TemporaryDirectory(prefix="zb-content-index-") as folder:
                 runs.append(measure_layout(corpus.memories, args.size, layout, Path(folder)))
-    print(f"{args.corpus}, {args.size:,} memories, load {os.getloadavg()[0]:.2f}")
+    print(f"{args.corpus}, {args.size:,} memories, load {load_average() or float('nan'):.2f}")
     print("| schema | store_many/s | last tenth/s | WAL pages per batch | forget p50 |")
     print("|---|---:|---:|---:|---:|")
     for run in runs:

@@ -1,16 +1,14 @@
-"""What encryption at rest and the purge cost: the same work on a plain SQLite store, on a
-plain store without ``secure_delete`` (as before issue 35), and on an encrypted one
-(SQLCipher 4 through sqlcipher3), in one run, the variants interleaved round by round.
+"""What encryption at rest and the purge cost: plain, no secure_delete, encrypted, one run.
 
-    ZENBRAIN_LOCOMO=../shared/data/locomo/locomo10.json \\
-        python -m benchmarks.speed.encryption [--memories 5000] [--rounds 3] [--drivers]
-
-Each round opens three fresh stores in one process (the encrypted one with its key
-derivation) and runs every operation on the three in turn, the order rotating, so that
-the load of a shared machine falls on each alike: ``store_many`` of the LoCoMo-derived
-corpus (hybrid: precomputed vectors) in batches of 500, ``store`` of 200 single memories,
-every query recalled twice (the second pass timed: warm) and 100 ``forget``. Prints a
-markdown table of medians over the rounds and each variant's ratio to the plain store.
+The same work on a plain SQLite store, on a plain store without ``secure_delete`` (as before
+issue 35), and on an encrypted one (SQLCipher 4 through sqlcipher3), the variants
+interleaved round by round. Each round opens three fresh stores in one process (the
+encrypted one with its key derivation) and runs every operation on the three in turn, the
+order rotating, so that the load of a shared machine falls on each alike: ``store_many`` of
+the LoCoMo-derived corpus (``$ZENBRAIN_LOCOMO``; hybrid: precomputed vectors) in batches of
+500, ``store`` of 200 single memories, every query recalled twice (the second pass timed:
+warm) and 100 ``forget``. Prints a markdown table of medians over the rounds and each
+variant's ratio to the plain store.
 
 ``--drivers`` adds the cipher libraries at the driver level, without zenbrain: 20,000 rows
 of text inserted in one transaction and 2,000 point reads, on the stdlib's sqlite3,
@@ -20,9 +18,7 @@ by default).
 
 from __future__ import annotations
 
-import argparse
 import hashlib
-import os
 import statistics
 import tempfile
 import time
@@ -33,6 +29,8 @@ from typing import Any
 from sqlalchemy import event
 
 from benchmarks.common.locomo_corpus import make_locomo_corpus
+from benchmarks.common.machine import load_average
+from benchmarks.runner import Command
 from zenbrain import MemoryCoordinator
 
 __all__ = ["main"]
@@ -142,7 +140,7 @@ def zenbrain_table(memories: int, rounds: int) -> str:
     lines = [
         f"{memories:,} memories (LoCoMo-derived, hybrid), {len(corpus.extra)} single stores, "
         f"{len(corpus.queries)} recalls, {FORGETS} forgets; median of {rounds} rounds; "
-        f"load average {os.getloadavg()[0]:.1f}",
+        f"load average {load_average() or float('nan'):.1f}",
         "",
         "| store | " + " | ".join(COLUMNS.values()) + " |",
         "|---" * (len(COLUMNS) + 1) + "|",
@@ -220,11 +218,11 @@ def driver_table() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--memories", type=int, default=5000)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--drivers", action="store_true", help="add the driver-level table")
-    args = parser.parse_args(argv)
+    cli = Command("speed.encryption")
+    cli.parser.add_argument("--memories", type=int, default=5000)
+    cli.parser.add_argument("--rounds", type=int, default=3)
+    cli.parser.add_argument("--drivers", action="store_true", help="add the driver-level table")
+    args = cli.parse(argv)
     print(zenbrain_table(args.memories, args.rounds))
     if args.drivers:
         print()

@@ -1,16 +1,14 @@
-"""The issue's ratios measured interleaved: zenbrain (lexical and hybrid), SQLite FTS5 and
-ChromaDB loaded and queried side by side in one process, turn by turn.
+"""The scale targets' ratios measured interleaved: zenbrain, FTS5 and ChromaDB side by side.
 
-    python -m benchmarks.speed.interleaved [--corpus locomo|synthetic] [--size 100000]
-        [--queries 200] [--rounds 5]
-
-The scale benchmark measures each system in a process of its own, one after another, so a
-change in the shared machine's speed between two measurements moves their ratio. Here every
-batch of the load goes to each system in turn, and every query is asked of each system in
-turn (the order rotating), so a slow minute costs all of them alike. The ratios reported are
-those the scale benchmark's targets name: zenbrain's lexical recall p50 against FTS5's
-``bm25()``, its hybrid recall p50 against FTS5's plus ChromaDB's, and ``store_many``'s rate
-against raw FTS5 inserts. Each round's ratios are shown too, for their spread.
+zenbrain (lexical and hybrid), SQLite FTS5 and ChromaDB are loaded and queried side by side
+in one process, turn by turn. The scale benchmark measures each system in a process of its
+own, one after another, so a change in the shared machine's speed between two measurements
+moves their ratio. Here every batch of the load goes to each system in turn, and every query
+is asked of each system in turn (the order rotating), so a slow minute costs all of them
+alike. The ratios reported are those the scale benchmark's targets name: zenbrain's lexical
+recall p50 against FTS5's ``bm25()``, its hybrid recall p50 against FTS5's plus ChromaDB's,
+and ``store_many``'s rate against raw FTS5 inserts. Each round's ratios are shown too, for
+their spread.
 
 Peak memory and disk are not measured here: they need a process per system (the scale
 benchmark does that).
@@ -28,8 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common.locomo_corpus import make_locomo_corpus
-from benchmarks.common.synthetic_corpus import Corpus, make_corpus
+from benchmarks.common.corpora import corpus_label, make_corpus_of
+from benchmarks.common.synthetic_corpus import Corpus
+from benchmarks.runner import Command
 from benchmarks.scale.peers import (
     available,
     insert_fts5,
@@ -241,33 +240,35 @@ def markdown_report(result: Interleaved) -> str:
     return "\n".join(lines)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", choices=("locomo", "synthetic"), default="locomo")
+def command_line() -> Command:
+    cli = Command("speed.interleaved")
+    parser = cli.parser
+    cli.add_corpus(default="locomo")
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--batch-size", type=int, default=1000)
     parser.add_argument("--limit", type=int, default=10)
-    parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--no-chroma", action="store_true", help="leave ChromaDB out")
-    return parser
+    return cli
+
+
+def build_parser() -> argparse.ArgumentParser:
+    return command_line().parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    cli = command_line()
+    args = cli.parse(argv)
     if min(args.size, args.queries, args.rounds, args.batch_size, args.limit) < 1:
-        print("--size, --queries, --rounds, --batch-size and --limit must be at least 1",
-              file=sys.stderr)  # fmt: skip
-        return 2
+        return cli.fail("--size, --queries, --rounds, --batch-size and --limit must be at least 1")
     chroma = not args.no_chroma
     missing = available("chroma") if chroma else None
     if missing is not None:
         print(f"{missing}: ChromaDB is left out", file=sys.stderr)
         chroma = False
-    make = make_locomo_corpus if args.corpus == "locomo" else make_corpus
-    corpus = make(args.size, args.queries, seed=args.seed)
-    name = "LoCoMo-derived" if args.corpus == "locomo" else "synthetic"
+    corpus = make_corpus_of(args.corpus, args.size, args.queries, seed=args.seed)
+    name = corpus_label(args.corpus)
     with tempfile.TemporaryDirectory(prefix="zb-interleaved-") as folder:
         systems = build_systems(Path(folder), corpus, limit=args.limit, chroma=chroma)
         try:

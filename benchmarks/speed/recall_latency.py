@@ -1,20 +1,17 @@
-"""Recall latency before and after a change, in one run: the same store, the same questions,
-this checkout's code beside a baseline revision's, interleaved round by round.
+"""Recall latency before and after a change, in one run: this checkout beside a baseline.
 
-    python -m benchmarks.speed.recall_latency [--baseline REV] [--size 100000] [--queries 200]
-                                        [--rounds 3] [--corpus locomo|synthetic]
-
-The baseline is checked out with ``git worktree`` into a temporary folder. Each version loads
-the same memories with ``store_many`` (no ``layer=``: routing spreads them as an agent's
-store) into a SQLite file of its own, so a schema migration of either side never touches the
-other's file; then each round starts one process per version, in turn (the order alternates),
-which opens its store, warms up and times ``recall(question, limit=10)`` for every question.
-Reported: p50 and p95 per version and round, and the ratio of the medians over all rounds.
+The same store, the same questions, this checkout's code beside a baseline revision's,
+interleaved round by round. The baseline is checked out with ``git worktree`` into a
+temporary folder. Each version loads the same memories with ``store_many`` (no ``layer=``:
+routing spreads them as an agent's store) into a SQLite file of its own, so a schema
+migration of either side never touches the other's file; then each round starts one process
+per version, in turn (the order alternates), which opens its store, warms up and times
+``recall(question, limit=10)`` for every question. Reported: p50 and p95 per version and
+round, and the ratio of the medians over all rounds.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -24,7 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.common.corpora import make_corpus_of
 from benchmarks.common.paths import REPO_ROOT
+from benchmarks.runner import Command
 
 __all__ = ["main"]
 
@@ -54,18 +53,6 @@ else:
 """
 
 
-def _corpus(name: str, size: int, queries: int) -> tuple[list[str], list[str]]:
-    if name == "locomo":
-        from benchmarks.common.locomo_corpus import make_locomo_corpus
-
-        corpus = make_locomo_corpus(size, queries)
-    else:
-        from benchmarks.common.synthetic_corpus import make_corpus
-
-        corpus = make_corpus(size, queries)
-    return list(corpus.memories), list(corpus.queries)
-
-
 def _run(checkout: Path, mode: str, db: Path, data: Path) -> list[float]:
     env = dict(os.environ, PYTHONPATH=str(checkout))
     done = subprocess.run(
@@ -87,14 +74,16 @@ def _percentile(values: list[float], share: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    cli = Command("speed.recall_latency")
+    parser = cli.parser
     parser.add_argument("--baseline", default="HEAD~1", help="git revision to compare with")
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--corpus", choices=["locomo", "synthetic"], default="locomo")
-    args = parser.parse_args(argv)
-    memories, queries = _corpus(args.corpus, args.size, args.queries)
+    cli.add_corpus(default="locomo")
+    args = cli.parse(argv)
+    corpus = make_corpus_of(args.corpus, args.size, args.queries, seed=args.seed)
+    memories, queries = list(corpus.memories), list(corpus.queries)
     with tempfile.TemporaryDirectory(prefix="zenbrain-latency-") as folder:
         work = Path(folder)
         baseline = work / "baseline"

@@ -1,24 +1,19 @@
-"""Load on ``zenbrain serve``: 16 concurrent clients storing and recalling for a fixed time
-against a server on loopback, beside the same calls made in process on the same kind of
-store, in the same run.
+"""Load on ``zenbrain serve``: concurrent clients on loopback beside the same calls in process.
 
-    python -m benchmarks.speed.server_load [--clients 16] [--seconds 10] [--seed-memories 2000]
-                                     [--write-docs]
-
+16 concurrent clients (``--clients``) store and recall for a fixed time against a server on
+loopback, beside the same calls made in process on the same kind of store, in the same run.
 The server is ``python -m zenbrain serve`` in a process of its own (a SQLite file); the
 clients are asyncio tasks of this process, each with its own ``httpx.AsyncClient``, each
-alternating a store and a recall. In process, the same 16 tasks call the coordinator's
-async twins on a store of its own. Latency is per call (p50, p99), errors are any call that
-raised or answered an HTTP error. ``--write-docs`` replaces the "Load" section of
+alternating a store and a recall. In process, the same 16 tasks call the coordinator's async
+twins on a store of its own. Latency is per call (p50, p99), errors are any call that raised
+or answered an HTTP error. ``--write-docs`` replaces the "Load" section of
 docs/guide/server.md.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
-import platform
 import socket
 import subprocess
 import sys
@@ -32,8 +27,9 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-from benchmarks.common.docs_sections import replace_section
+from benchmarks.common.machine import machine_line
 from benchmarks.common.paths import DOCS_DIR
+from benchmarks.runner import Command
 from zenbrain.coordinator import MemoryCoordinator
 
 DOCS = DOCS_DIR / "guide" / "server.md"
@@ -178,7 +174,8 @@ def _row(mode: str, op: str, tally: Tally, elapsed: float) -> dict[str, object]:
     }
 
 
-def run(clients: int, seconds: float, seed_memories: int) -> str:
+def run(clients: int, seconds: float, seed_memories: int, command: str) -> str:
+    """The docs section of one run; ``command`` is the command line that reproduces it."""
     folder = Path(tempfile.mkdtemp(prefix="zenbrain-load-"))
     served, local = str(folder / "served.db"), str(folder / "local.db")
     for location in (served, local):
@@ -204,14 +201,12 @@ def run(clients: int, seconds: float, seed_memories: int) -> str:
     lines = [
         HEADING,
         "",
-        f"`python -m benchmarks.speed.server_load --clients {clients} --seconds {seconds:g} "
-        f"--seed-memories {seed_memories}`: {clients} concurrent clients, each alternating a "
+        f"`{command}`: {clients} concurrent clients, each alternating a "
         f"store and a recall (limit 10) for {seconds:g} s, on a SQLite store seeded with "
         f"{seed_memories:,} memories; the server is `zenbrain serve` in its own process, the "
         "clients asyncio tasks with an `httpx.AsyncClient` each. In process: the same tasks "
         "on the coordinator's async twins. "
-        f"{platform.machine()}, Python {platform.python_version()}, "
-        f"{os.cpu_count()} cores (shared), {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.",
+        f"{machine_line()}, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC.",
         "",
         "| mode | call | calls | calls/s | p50 ms | p99 ms | errors |",
         "|---|---|---:|---:|---:|---:|---:|",
@@ -235,16 +230,18 @@ def run(clients: int, seconds: float, seed_memories: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--clients", type=int, default=16)
-    parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--seed-memories", type=int, default=2000)
-    parser.add_argument("--write-docs", action="store_true", help="update docs/guide/server.md")
-    args = parser.parse_args(argv)
-    section = run(args.clients, args.seconds, args.seed_memories)
+    cli = Command("speed.server_load", docs=DOCS)
+    cli.parser.add_argument("--clients", type=int, default=16)
+    cli.parser.add_argument("--seconds", type=float, default=10.0)
+    cli.parser.add_argument("--seed-memories", type=int, default=2000)
+    args = cli.parse(argv)
+    command = cli.command(
+        "--clients", args.clients, "--seconds", f"{args.seconds:g}",
+        "--seed-memories", args.seed_memories,
+    )  # fmt: skip
+    section = run(args.clients, args.seconds, args.seed_memories, command)
     print(section)
-    if args.write_docs:
-        DOCS.write_text(replace_section(DOCS.read_text(encoding="utf-8"), section, HEADING))
+    cli.write_docs(args, section, HEADING)
     return 0
 
 

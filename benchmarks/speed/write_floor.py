@@ -1,11 +1,8 @@
-"""What ``store_many`` would cost on SQLite with no Python work at all: zenbrain's own rows,
-replayed as bare ``executemany`` batches, beside ``store_many`` and raw FTS5 inserts.
+"""What ``store_many`` would cost on SQLite with no Python work at all: its rows replayed.
 
-    python -m benchmarks.speed.write_floor [--corpus locomo|synthetic] [--size 100000] [--rounds 3]
-                                     [--without zb_facts]
-
-Each round stores the corpus with ``store_many`` (batches of ``--batch-size``, one
-transaction each) into a fresh SQLite file, noting after each batch the highest rowid of
+zenbrain's own rows, replayed as bare ``executemany`` batches, beside ``store_many`` and raw
+FTS5 inserts. Each round stores the corpus with ``store_many`` (batches of ``--batch-size``,
+one transaction each) into a fresh SQLite file, noting after each batch the highest rowid of
 every table. It then replays that file's rows into a second fresh store of the same schema:
 per batch, one transaction, one ``executemany`` per table of exactly the rows that batch
 added (the counter rows a batch updates are written again), prepared in advance, so nothing
@@ -36,8 +33,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks.common.locomo_corpus import make_locomo_corpus
-from benchmarks.common.synthetic_corpus import make_corpus
+from benchmarks.common.corpora import corpus_label, make_corpus_of
+from benchmarks.runner import Command
 from benchmarks.scale.peers import insert_fts5, open_fts5
 from zenbrain import MemoryCoordinator
 from zenbrain.storage.sqlite.engine import PAGE_CACHE_KIB
@@ -275,13 +272,13 @@ def markdown_table(
     return "\n".join(lines)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", choices=("locomo", "synthetic"), default="locomo")
+def command_line() -> Command:
+    cli = Command("speed.write_floor")
+    parser = cli.parser
+    cli.add_corpus(default="locomo")
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--batch-size", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
         "--without",
         action="append",
@@ -289,25 +286,26 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TABLE",
         help="also replay the rows without this table's (repeatable), e.g. zb_facts",
     )
-    return parser
+    return cli
+
+
+def build_parser() -> argparse.ArgumentParser:
+    return command_line().parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    cli = command_line()
+    args = cli.parse(argv)
     if args.size < 1 or args.rounds < 1 or args.batch_size < 1:
-        print("--size, --rounds and --batch-size must be at least 1", file=sys.stderr)
-        return 2
-    make = make_locomo_corpus if args.corpus == "locomo" else make_corpus
+        return cli.fail("--size, --rounds and --batch-size must be at least 1")
     known = _schema_tables()
     unknown = [table for table in args.without if table not in known]
     if unknown:
-        print(
+        return cli.fail(
             f"--without: no table {', '.join(unknown)} in the schema; it has"
-            f" {', '.join(sorted(known))}",
-            file=sys.stderr,
+            f" {', '.join(sorted(known))}"
         )
-        return 2
-    texts = make(args.size, 1, seed=args.seed).memories
+    texts = make_corpus_of(args.corpus, args.size, 1, seed=args.seed).memories
     rounds = []
     for number in range(args.rounds):
         rounds.append(run_round(texts, args.batch_size, without=args.without))
@@ -315,7 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         markdown_table(
             rounds,
-            corpus="LoCoMo-derived" if args.corpus == "locomo" else "synthetic",
+            corpus=corpus_label(args.corpus),
             size=args.size,
             without=args.without,
         )

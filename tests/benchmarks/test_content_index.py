@@ -1,4 +1,4 @@
-"""The content-hash index comparison (benchmarks/content_index.py) on small stores: each
+"""The content-hash index comparison (benchmarks/speed/content_index.py) on small stores: each
 layout really is the one measured, and the write-ahead log's pages are attributed to their
 tables."""
 

