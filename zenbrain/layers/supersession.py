@@ -19,7 +19,7 @@ its speaker in the present or the just-completed past. These never yield one:
 - counts of measures and events ("I ran 5 miles"), which do not describe a state.
 
 The rule set is measured (false supersession on LoCoMo, REALTALK, MADial-Bench; latest-first
-on BEAM and the scenario suite) in ``python -m benchmarks.knowledge_updates``.
+on BEAM and the scenario suite) in ``python -m benchmarks knowledge``.
 """
 
 from __future__ import annotations
