@@ -430,6 +430,11 @@ def run_time_parsing(now: datetime) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- report
+def _share(cell: dict[str, float], key: str) -> str:
+    """A share of a system's table row, or "-" for a system that closes nothing."""
+    return f"{cell[key]:.3f}" if key in cell else "-"
+
+
 def markdown(report: dict[str, Any], command: str) -> str:
     lines = [f"Command: `{command}` ({report['when']}, {report['seconds']:.0f} s).", ""]
     beam = report.get("beam")
@@ -444,8 +449,7 @@ def markdown(report: dict[str, Any], command: str) -> str:
         ]
         for s in (name for name in beam if name != "questions"):
             c = beam[s]
-            fs = f"{c['false_supersession']:.3f}" if "false_supersession" in c else "-"
-            oc = f"{c['closed_outdated']:.3f}" if "closed_outdated" in c else "-"
+            fs, oc = _share(c, "false_supersession"), _share(c, "closed_outdated")
             tc = f"{c['turns_closed']:.0f} of {c['turns']:.0f}" if "turns" in c else "-"
             lines.append(
                 f"| {s} | {c['latest_first']:.3f} | {c['knowledge_update:recall@10']:.3f} | "
@@ -464,8 +468,7 @@ def markdown(report: dict[str, Any], command: str) -> str:
         ]
         for s in sc:
             c = sc[s]
-            fs = f"{c['false_supersession']:.3f}" if "false_supersession" in c else "-"
-            oc = f"{c['closed_outdated']:.3f}" if "closed_outdated" in c else "-"
+            fs, oc = _share(c, "false_supersession"), _share(c, "closed_outdated")
             lines.append(f"| {s} | {c['latest_first']:.3f} | {c['recall@10']:.3f} | {fs} | {oc} |")
         lines.append("")
     closures = report.get("false_supersession")
