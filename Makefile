@@ -58,9 +58,9 @@ test: lint typecheck  ## every test, PostgreSQL included (started automatically)
 check: test
 
 bench: $(VENV)/.all  ## rewrites docs/benchmarks.md (LoCoMo needs ../shared/data or $$ZENBRAIN_LOCOMO)
-	$(BIN)/python -m benchmarks.locomo --write-docs
-	$(BIN)/python -m benchmarks.locomo_stages --hybrid --write-docs
-	$(BIN)/python -m benchmarks.scale --write-docs
+	$(BIN)/python -m benchmarks locomo --write-docs
+	$(BIN)/python -m benchmarks locomo.stages --hybrid --write-docs
+	$(BIN)/python -m benchmarks scale --write-docs
 
 dist: $(VENV)/.all  ## sdist and wheel of every distribution into dist/, checked with twine
 	rm -rf dist

@@ -1,1 +1,2 @@
-"""zenbrain's benchmarks, run as ``python -m benchmarks.<name>`` from the repository root."""
+"""zenbrain's benchmarks: ``python -m benchmarks`` lists them, ``python -m benchmarks NAME`` runs
+one (from the repository root). See :mod:`benchmarks.runner`."""

@@ -1,4 +1,4 @@
-"""The content-hash index comparison (benchmarks/content_index.py) on small stores: each
+"""The content-hash index comparison (benchmarks/speed/content_index.py) on small stores: each
 layout really is the one measured, and the write-ahead log's pages are attributed to their
 tables."""
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import content_index
-from benchmarks.scale_corpus import make_corpus
+from benchmarks.common.synthetic_corpus import make_corpus
+from benchmarks.speed import content_index
 
 
 def test_each_layout_writes_its_own_index(tmp_path: Path) -> None:

@@ -1,11 +1,11 @@
-"""benchmarks.encryption runs end to end on a small corpus and reports every variant."""
+"""benchmarks.speed.encryption runs end to end on a small corpus and reports every variant."""
 
 from __future__ import annotations
 
 import pytest
 
-from benchmarks import encryption
-from benchmarks.scale_locomo import default_locomo_path
+from benchmarks.common.paths import default_locomo_path
+from benchmarks.speed import encryption
 
 pytest.importorskip("sqlcipher3")
 LOCOMO = default_locomo_path()

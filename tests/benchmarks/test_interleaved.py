@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import interleaved
-from benchmarks.interleaved import (
+from benchmarks.common.synthetic_corpus import make_corpus
+from benchmarks.speed import interleaved
+from benchmarks.speed.interleaved import (
     CHROMA,
     FTS5,
     HYBRID,
@@ -20,7 +21,6 @@ from benchmarks.interleaved import (
     markdown_report,
     run,
 )
-from benchmarks.scale_corpus import make_corpus
 
 SIZE, QUERIES, ROUNDS, BATCH = 240, 12, 2, 50
 

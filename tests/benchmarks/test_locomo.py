@@ -15,11 +15,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from benchmarks import locomo
-from benchmarks.locomo_data import load_locomo, normalise_evidence
-from benchmarks.locomo_embeddings import CachedEmbedder
-from benchmarks.locomo_report import SECTION_HEADING, replace_section
-from benchmarks.locomo_systems import reciprocal_rank_fusion
+from benchmarks.common.docs_sections import replace_section
+from benchmarks.common.embeddings import CachedEmbedder
+from benchmarks.locomo import harness as locomo
+from benchmarks.locomo.__main__ import main
+from benchmarks.locomo.data import load_locomo, normalise_evidence
+from benchmarks.locomo.report import SECTION_HEADING
+from benchmarks.locomo.systems import reciprocal_rank_fusion
 from zenbrain.errors import InvalidInputError
 from zenbrain.providers.hashing import HashingEmbedder
 
@@ -237,7 +239,9 @@ OTHER_SECTIONS = (
 
 
 def test_replace_section_keeps_other_sections() -> None:
-    updated = replace_section(OTHER_SECTIONS, f"{SECTION_HEADING}\n\nnew numbers\n")
+    updated = replace_section(
+        OTHER_SECTIONS, f"{SECTION_HEADING}\n\nnew numbers\n", SECTION_HEADING
+    )
 
     assert "old numbers" not in updated
     assert "inside a fence" not in updated
@@ -247,10 +251,12 @@ def test_replace_section_keeps_other_sections() -> None:
 
 
 def test_replace_section_appends_or_creates() -> None:
-    assert replace_section("", f"{SECTION_HEADING}\n\nx\n") == (
+    assert replace_section("", f"{SECTION_HEADING}\n\nx\n", SECTION_HEADING) == (
         f"# Benchmarks\n\n{SECTION_HEADING}\n\nx\n"
     )
-    appended = replace_section("# Benchmarks\n\n## Other\n\ny\n", f"{SECTION_HEADING}\n\nx\n")
+    appended = replace_section(
+        "# Benchmarks\n\n## Other\n\ny\n", f"{SECTION_HEADING}\n\nx\n", SECTION_HEADING
+    )
     assert appended == f"# Benchmarks\n\n## Other\n\ny\n\n{SECTION_HEADING}\n\nx\n"
 
 
@@ -260,7 +266,7 @@ def test_cli_prints_tables_and_writes_the_docs_section(
     docs = tmp_path / "benchmarks.md"
     docs.write_text(OTHER_SECTIONS, encoding="utf-8")
 
-    code = locomo.main(
+    code = main(
         [
             "--systems",
             "bm25,zenbrain-lexical",
@@ -284,21 +290,22 @@ def test_cli_prints_tables_and_writes_the_docs_section(
     assert "old numbers" not in text
     assert "1 multi-hop: 1, 2 temporal: 1, 3 open-domain: 1, 4 single-hop: 2" in text
     assert "cores" in text
-    assert "python -m benchmarks.locomo --systems bm25,zenbrain-lexical" in text
+    assert "python -m benchmarks locomo --systems bm25,zenbrain-lexical" in text
     section = text[text.index(SECTION_HEADING) : text.index("## Consolidation")]
     # Only the known miss fails: single-hop 1 of 2, overall 4 of 5, at k=5 and k=10 alike.
     assert section.count("| bm25 | 1.000 | 1.000 | 1.000 | 0.500 | **0.800** |") == 2
 
 
 def test_cli_reports_missing_data(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = locomo.main(["--systems", "bm25", "--data", str(tmp_path / "absent.json")])
+    code = main(["--systems", "bm25", "--data", str(tmp_path / "absent.json")])
     assert code == 2
     assert "LoCoMo data not found" in capsys.readouterr().err
 
 
 def test_real_locomo_counts_match_its_source_notes() -> None:
     """The counts SOURCE.md verified, through this parser (skipped without the data)."""
-    from benchmarks.locomo_data import default_locomo_path, question_counts
+    from benchmarks.common.paths import default_locomo_path
+    from benchmarks.locomo.data import question_counts
 
     path = default_locomo_path()
     if not path.is_file():

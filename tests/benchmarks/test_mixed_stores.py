@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from benchmarks.locomo_embeddings import CachedEmbedder
-from benchmarks.mixed_stores.__main__ import main
-from benchmarks.mixed_stores.report import SECTION_HEADING, failures, markdown
-from benchmarks.mixed_stores.runner import Outcome, ZenbrainIndex, hit_rate, run_suite
-from benchmarks.mixed_stores.scenarios import KINDS, load_suite, parse_store
+from benchmarks.common.embeddings import CachedEmbedder
+from benchmarks.retrieval.mixed_stores.__main__ import main
+from benchmarks.retrieval.mixed_stores.harness import Outcome, ZenbrainIndex, hit_rate, run_suite
+from benchmarks.retrieval.mixed_stores.report import SECTION_HEADING, failures, markdown
+from benchmarks.retrieval.mixed_stores.scenarios import KINDS, load_suite, parse_store
 from zenbrain.errors import InvalidInputError
 from zenbrain.providers.hashing import HashingEmbedder
 

@@ -9,17 +9,20 @@ from typing import Any
 
 import pytest
 
-from benchmarks import retrieval
-from benchmarks.locomo_embeddings import CachedEmbedder
-from benchmarks.retrieval_data import (
+from benchmarks.common.embeddings import CachedEmbedder
+from benchmarks.retrieval.__main__ import main
+from benchmarks.retrieval.datasets import (
     BENCH_DATA_ENV_VAR,
     MissingDatasetError,
     bench_data_root,
     load_dataset,
     madial_query,
 )
-from benchmarks.retrieval_metrics import ndcg_at, recall_at
-from benchmarks.retrieval_tuning import LexicalVariant, run_tuning
+from benchmarks.retrieval.harness import SYSTEM_NAMES, run_retrieval, sample_questions
+from benchmarks.retrieval.metrics import ndcg_at, recall_at
+from benchmarks.retrieval.report import SECTION_HEADING, markdown
+from benchmarks.retrieval.tuning.lexical import LexicalVariant
+from benchmarks.retrieval.tuning.run import run_tuning
 from zenbrain.providers.hashing import HashingEmbedder
 
 
@@ -172,22 +175,20 @@ def test_metrics() -> None:
 
 def test_sampling_is_deterministic_and_spread(data_root: Path) -> None:
     dataset = load_dataset("realtalk", data_root)
-    sampled = retrieval.sample_questions(dataset, 2)
-    again = retrieval.sample_questions(dataset, 2)
+    sampled = sample_questions(dataset, 2)
+    again = sample_questions(dataset, 2)
     assert sampled.question_count() == 2
     assert [q.question for h in sampled.haystacks for q in h.questions] == [
         q.question for h in again.haystacks for q in h.questions
     ]
-    assert retrieval.sample_questions(dataset, 50) is dataset
+    assert sample_questions(dataset, 50) is dataset
 
 
 def test_one_run_scores_every_system_on_every_dataset(data_root: Path, tmp_path: Path) -> None:
     datasets = [load_dataset("realtalk", data_root), load_dataset("madial-bench", data_root)]
     embedder = CachedEmbedder(HashingEmbedder(256), tmp_path / "cache")
-    run = retrieval.run_retrieval(
-        datasets, list(retrieval.SYSTEM_NAMES), embedder_factory=lambda: embedder
-    )
-    for system in retrieval.SYSTEM_NAMES:
+    run = run_retrieval(datasets, list(SYSTEM_NAMES), embedder_factory=lambda: embedder)
+    for system in SYSTEM_NAMES:
         for dataset in datasets:
             result = run.result(system, dataset.name)
             assert result.skipped is None
@@ -196,8 +197,8 @@ def test_one_run_scores_every_system_on_every_dataset(data_root: Path, tmp_path:
     hits = {o.evidence: o.retrieved[:1] for o in lexical.outcomes}
     assert hits[("D1:2",)] == ("D1:2",)  # "skiing" is only in D1:2
     assert lexical.by_category(2).questions == 1
-    text = retrieval.markdown(run, "python -m benchmarks.retrieval --write-docs")
-    assert text.startswith(retrieval.SECTION_HEADING)
+    text = markdown(run, "python -m benchmarks retrieval --write-docs")
+    assert text.startswith(SECTION_HEADING)
     assert "| zenbrain-lexical |" in text and "`madial-bench`:" in text
     assert "zenbrain-hybrid ≥ rrf" in text
 
@@ -209,15 +210,15 @@ def test_main_writes_its_section_and_reports_missing_data(
     monkeypatch.delenv("ZENBRAIN_LOCOMO", raising=False)
     docs = tmp_path / "benchmarks.md"
     docs.write_text("# Benchmarks\n\n## Other\n\nkept\n", encoding="utf-8")
-    code = retrieval.main(
+    code = main(
         ["--datasets", "realtalk", "--systems", "bm25,zenbrain-lexical", "--write-docs",
          "--docs", str(docs)]
     )  # fmt: skip
     assert code == 0
     written = docs.read_text(encoding="utf-8")
-    assert "## Other\n\nkept" in written and retrieval.SECTION_HEADING in written
-    assert "python -m benchmarks.retrieval --datasets realtalk" in written
-    assert retrieval.main(["--datasets", "locomo", "--systems", "bm25"]) == 2
+    assert "## Other\n\nkept" in written and SECTION_HEADING in written
+    assert "python -m benchmarks retrieval --datasets realtalk" in written
+    assert main(["--datasets", "locomo", "--systems", "bm25"]) == 2
     assert "the locomo dataset is not in" in capsys.readouterr().err
 
 

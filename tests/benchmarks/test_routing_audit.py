@@ -8,9 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.locomo_data import Turn
-from benchmarks.retrieval_data import BENCH_DATA_ENV_VAR, Dataset, Haystack
-from benchmarks.routing_audit import audit_dataset, main, markdown, spread_sample, step_trigger
+from benchmarks.locomo.data import Turn
+from benchmarks.retrieval.datasets import BENCH_DATA_ENV_VAR, Dataset, Haystack
+from benchmarks.retrieval.routing_audit import (
+    audit_dataset,
+    main,
+    markdown,
+    spread_sample,
+    step_trigger,
+)
 from zenbrain.errors import InvalidInputError
 
 WHEN = datetime(2024, 5, 1, 12, 0)

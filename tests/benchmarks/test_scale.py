@@ -13,21 +13,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks import scale
-from benchmarks.scale_corpus import FUNCTION_WORDS, LookupEmbedder, make_corpus
-from benchmarks.scale_locomo import default_locomo_path, load_turns, make_locomo_corpus, vary
-from benchmarks.scale_peers import measure_bm25s, measure_fts5
-from benchmarks.scale_report import (
+from benchmarks.common.docs_sections import replace_section
+from benchmarks.common.locomo_corpus import load_turns, make_locomo_corpus, vary
+from benchmarks.common.paths import default_locomo_path
+from benchmarks.common.synthetic_corpus import FUNCTION_WORDS, LookupEmbedder, make_corpus
+from benchmarks.scale import harness as scale
+from benchmarks.scale.__main__ import build_parser, main
+from benchmarks.scale.peers import measure_bm25s, measure_fts5
+from benchmarks.scale.report import (
     LOCOMO_SECTION_HEADING,
     SECTION_HEADING,
-    check_targets,
-    growth_exponent,
     markdown_section,
-    replace_section,
     write_docs,
 )
-from benchmarks.scale_results import ScaleRun, load_results, save_results
-from benchmarks.scale_systems import (
+from benchmarks.scale.results import ScaleRun, load_results, save_results
+from benchmarks.scale.systems import (
     NAMESPACE,
     Latencies,
     Measurement,
@@ -37,6 +37,7 @@ from benchmarks.scale_systems import (
     measure_zenbrain,
     prefilter_recall,
 )
+from benchmarks.scale.targets import check_targets, growth_exponent
 from zenbrain import MemoryCoordinator
 from zenbrain.providers.base import EmbeddingProvider
 from zenbrain.storage.sqlite.vectors import SqliteVectorIndex
@@ -54,7 +55,7 @@ def tiny_run() -> ScaleRun:
         floor_sizes=[],
         profile_size=200,
         settings=TINY,
-        command="python -m benchmarks.scale --sizes 200 (test)",
+        command="python -m benchmarks scale --sizes 200 (test)",
     )
 
 
@@ -234,10 +235,9 @@ def test_write_docs_replaces_only_its_section(tiny_run: ScaleRun, tmp_path: Path
 
 def test_replace_section_appends_and_creates() -> None:
     section = f"{SECTION_HEADING}\n\nbody\n"
-    assert replace_section("", section) == f"# Benchmarks\n\n{section}"
-    assert (
-        replace_section("# B\n\n## Other\n\nx\n", section) == f"# B\n\n## Other\n\nx\n\n{section}"
-    )
+    assert replace_section("", section, SECTION_HEADING) == f"# Benchmarks\n\n{section}"
+    appended = replace_section("# B\n\n## Other\n\nx\n", section, SECTION_HEADING)
+    assert appended == f"# B\n\n## Other\n\nx\n\n{section}"
 
 
 def _measurement(backend: str, mode: str, size: int, p50_ms: float) -> Measurement:
@@ -275,7 +275,7 @@ def test_targets_say_by_how_much_they_are_missed() -> None:
 
 # --------------------------------------------------------------------------- command line
 def test_command_line_rejects_bad_sizes_and_names() -> None:
-    parser = scale.build_parser()
+    parser = build_parser()
     with pytest.raises(SystemExit):
         parser.parse_args(["--sizes", "1000,abc"])
     with pytest.raises(SystemExit):
@@ -290,7 +290,7 @@ def test_command_line_rebuilds_docs_from_results(
     results = tmp_path / "r.json"
     save_results(tiny_run, results)
     docs = tmp_path / "docs" / "benchmarks.md"
-    code = scale.main(
+    code = main(
         [
             "--from-results",
             str(results),
@@ -413,7 +413,7 @@ def test_report_has_a_section_per_corpus_and_issue_15_targets(tiny_run: ScaleRun
 def test_cold_start_times_a_fresh_process_first_recalls(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from benchmarks import cold_start
+    from benchmarks.speed import cold_start
 
     assert cold_start.main(["--sizes", "400", "--backends", "sqlite", "--runs", "1"]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| sqlite")]

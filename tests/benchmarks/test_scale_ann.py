@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks import scale_ann
-from benchmarks.scale_corpus import make_corpus
+from benchmarks.common.synthetic_corpus import make_corpus
+from benchmarks.scale import ann as scale_ann
 from zenbrain.providers import HashingEmbedder
 
 
@@ -32,7 +32,7 @@ def test_measure_reports_recall_around_the_centre_and_around_the_origin() -> Non
     for recall in (result.recall_limit_10, result.recall_limit_50, result.recall_around_origin):
         assert 0.1 <= recall <= 1.0
     assert result.recall_limit_50 >= result.recall_limit_10  # more candidates, never fewer hits
-    table = scale_ann.markdown([result], "python -m benchmarks.scale_ann --test")
+    table = scale_ann.markdown([result], "python -m benchmarks scale.ann --test")
     row = next(line for line in table.splitlines() if line.startswith("| noise |"))
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert cells[:7] == [

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import write_floor
-from benchmarks.scale_corpus import make_corpus
-from benchmarks.write_floor import RoundTimes, markdown_table, replay_rows, store_rows
+from benchmarks.common.synthetic_corpus import make_corpus
+from benchmarks.speed import write_floor
+from benchmarks.speed.write_floor import RoundTimes, markdown_table, replay_rows, store_rows
 
 BATCH = 50
 

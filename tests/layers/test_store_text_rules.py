@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.scale_locomo import default_locomo_path, load_turns
+from benchmarks.common.locomo_corpus import load_turns
+from benchmarks.common.paths import default_locomo_path
 from zenbrain import _validation as check
 from zenbrain.algorithms import emotional
 from zenbrain.errors import InvalidInputError

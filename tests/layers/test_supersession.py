@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from zenbrain.layers.supersession import claims, probe_terms, supersedes, superseding_claims
+from zenbrain.layers.supersession import (
+    claims,
+    probe_terms,
+    states_change,
+    supersedes,
+    superseding_claims,
+)
 from zenbrain.text import words
 
 UPDATES = [
@@ -87,3 +93,52 @@ def test_probe_terms_name_the_attribute_and_the_thing() -> None:
     (claim,) = claims("I have three cats now.")
     terms = probe_terms(claim)
     assert "cat" in terms
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The commits merged into main have now reached 165.",
+        "It was rescheduled to March 22 at 4:30 PM.",
+        "I've increased my snack budget to $65, so we can order cupcakes.",
+        "Can you update the quota to 1,200 calls per day?",
+        "Die Miete ist jetzt 900 Euro.",
+        "Das Treffen wurde auf 15 Uhr verschoben.",
+    ],
+)
+def test_states_change_reads_a_change_with_a_value(text: str) -> None:
+    assert states_change(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I have 3 cats. They are sleeping now.",  # the value and the change in two sentences
+        "My budget is $35.",  # a value, no change
+        "I moved to Berlin.",  # a change, no number
+        "",
+    ],
+)
+def test_states_change_needs_both_in_one_sentence(text: str) -> None:
+    assert not states_change(text)
+
+
+def test_an_assistants_turn_makes_no_claim() -> None:
+    """An assistant explains and works examples: its "new side lengths of 10 cm" or "a
+    budget of $30" replace nothing, with the role written either way."""
+    for text in (
+        "assistant: With the new scale factor of 1.5, the new side length is now 15 cm.",
+        "AI: I work at Globex now.",
+        "Assistant: Your new budget of $85 for snacks is now set.",
+    ):
+        assert claims(text) == () and claims(text, superseding=True) == ()
+
+
+def test_a_users_turn_is_the_speaker_i() -> None:
+    """A chat message stored with its role ("user: ...") speaks for "I", so it updates a
+    statement stored without one."""
+    [old] = claims("I live in Hamburg.")
+    [new] = claims("user: I moved to Berlin last month.", superseding=True)
+    assert new.subject == old.subject == "i"
+    assert supersedes(new, old)
+    assert superseding_claims("User: I moved to Berlin last month.", "I live in Hamburg.")

@@ -50,6 +50,20 @@ def test_module_sizes() -> None:
     assert too_long == {}
 
 
+def test_no_module_of_the_repository_is_over_600_lines() -> None:
+    """The same bound for the benchmarks, the tests, the integrations, research/ and scripts/:
+    a module that grows past it is split by concept."""
+    root = PACKAGE.parent
+    folders = ["benchmarks", "tests", "integrations", "research", "scripts", "examples"]
+    too_long = {
+        str(path.relative_to(root)): lines
+        for folder in folders
+        for path in (root / folder).rglob("*.py")
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 600
+    }
+    assert too_long == {}
+
+
 def test_the_pipelines_write_no_sql() -> None:
     """SQL and dialect choices live in zenbrain.storage; the pipelines only call it."""
     for name in PIPELINES:

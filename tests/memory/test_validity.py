@@ -285,3 +285,85 @@ def test_a_garbage_answer_falls_back_to_the_rules_and_is_logged(
 def test_supersession_must_be_a_flag_or_a_resolver() -> None:
     with pytest.raises(InvalidInputError, match="supersession"):
         MemoryCoordinator(":memory:", supersession="rules")  # type: ignore[arg-type]
+
+
+_BUDGET_QUESTION = "What is my monthly book budget?"
+_BESIDE = ["The library card renewal is due in June.", "My bike needs new brakes."]
+
+
+@pytest.mark.parametrize("new_layer", ["episodic", None])
+def test_a_newer_change_outranks_an_older_fuller_match_in_any_layer(
+    store_location: str, new_layer: str | None
+) -> None:
+    """The newer memory matches fewer of the question's words ("monthly" is only in the
+    older one) but says the value changed: it ranks first, whichever layer routing gave it.
+    The rules are off, so this is recall's newer-first step alone."""
+    with MemoryCoordinator(store_location, supersession=False) as memory:
+        memory.store_many([{"content": text, "created_at": MAY} for text in _BESIDE])
+        old = memory.store(
+            "My monthly book budget is $35, tracked in a spreadsheet.",
+            layer="semantic",
+            created_at=MAY,
+        )
+        placed = {} if new_layer is None else {"layer": new_layer}
+        new = memory.store("I've increased the book budget to $50.", created_at=OCTOBER, **placed)
+        ranked = memory.recall(_BUDGET_QUESTION)
+        assert [r.id for r in ranked[:2]] == [new, old]
+        assert ranked[0].score == ranked[1].score  # it took the older one's score
+        assert memory.get(old).valid_to is None  # type: ignore[union-attr]  # nothing closed
+
+
+def test_a_newer_match_that_states_no_change_keeps_its_place(store_location: str) -> None:
+    with MemoryCoordinator(store_location, supersession=False) as memory:
+        memory.store_many([{"content": text, "created_at": MAY} for text in _BESIDE])
+        old = memory.store("My monthly book budget is $35, tracked in a spreadsheet.",
+                           created_at=MAY)  # fmt: skip
+        new = memory.store("I spent $50 of the book budget on a box set.", created_at=OCTOBER)
+        ranked = memory.recall(_BUDGET_QUESTION)
+        assert [r.id for r in ranked[:2]] == [old, new]
+        assert ranked[0].score > ranked[1].score
+
+
+def test_memories_spread_over_layers_are_arranged_like_one_layer(tmp_path: Path) -> None:
+    """Validity reorders the same depth whether the memories are spread over several
+    layers (as routing spreads them) or one layer holds them all: the same memories come
+    back in the same order."""
+    texts = [
+        "Our team standup moved to 9:30 every weekday now.",
+        "The standup happens at 9:00 in room 4.",
+        "I prefer tea over coffee in the morning.",
+        "The standup ran an hour over and I missed the train.",
+        "The deploy window is Thursday at 14:00.",
+        "The deploy window changed to Friday at 10:00.",
+        "Lunch with the team on Friday at the Thai place.",
+    ] * 3
+    spread = ("episodic", "semantic", "procedural")
+    orders = []
+    for layer_of in (lambda i: spread[i % 3], lambda i: "episodic"):
+        with MemoryCoordinator(str(tmp_path / f"{len(orders)}.db"), supersession=False) as memory:
+            memory.store_many(
+                [
+                    {"content": f"{text} ({i})", "created_at": MAY + timedelta(hours=i),
+                     "layer": layer_of(i)}
+                    for i, text in enumerate(texts)
+                ]
+            )  # fmt: skip
+            orders.append(
+                [
+                    [r.content for r in memory.recall(question, limit=3)]
+                    for question in ("when is the standup", "deploy window", "team friday")
+                ]
+            )
+    assert orders[0] == orders[1]
+
+
+def test_a_replaced_memory_fills_in_after_the_current_one(timed: MemoryCoordinator,
+                                                           clock: _Clock) -> None:  # fmt: skip
+    """When no memory holds a word of the question, results fill in at score 0; what
+    was replaced still comes after what replaced it."""
+    nurse = timed.store("I work as a nurse at the city hospital.")
+    clock.moment = OCTOBER
+    teacher = timed.store("I work as a teacher now, I retrained last year.")
+    assert (timed.get(nurse) or pytest.fail()).superseded_by == teacher
+    ids = [r.id for r in timed.recall("What is my job?")]
+    assert ids.index(teacher) < ids.index(nurse)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.locomo_data import load_locomo
-from benchmarks.locomo_stages import VARIANTS, run_stage_ablation, stage_system
+from benchmarks.locomo.data import load_locomo
+from benchmarks.locomo.stages import VARIANTS, run_stage_ablation, stage_system
 from zenbrain.errors import InvalidInputError
 
 QUESTION = "What did Alice do right after the jazz concert?"

@@ -15,10 +15,11 @@ its speaker in the present or the just-completed past. These never yield one:
   "wenn ich nach Berlin ziehen würde");
 - someone else's facts ("Anna lives in Rome", "my sister moved to Paris" is the sister's,
   never the speaker's);
+- an assistant's turns ("assistant: ...", "AI: ..."), which explain and work examples;
 - counts of measures and events ("I ran 5 miles"), which do not describe a state.
 
 The rule set is measured (false supersession on LoCoMo, REALTALK, MADial-Bench; latest-first
-on BEAM and the scenario suite) in ``python -m benchmarks.knowledge_updates``.
+on BEAM and the scenario suite) in ``python -m benchmarks knowledge``.
 """
 
 from __future__ import annotations
@@ -36,19 +37,31 @@ from zenbrain.layers.supersession_patterns import (
     _HYPOTHETICAL,
     _MARKER_WORDS,
     _MEASURES,
+    _NEEDS,
     _NEGATIVE_PREFERENCE,
     _NOT_ATTRIBUTES,
     _NUMBER_WORDS,
     _ORDINALS,
+    _PREFERENCE_ONLY,
     _PRONOUNS,
     _RULE_BASES,
     _SPEAKER,
     _STATUSES,
+    _SUPERSEDING_GATE_WORDS,
+    _TURNED,
     _gated_rules,
 )
 from zenbrain.text import fold, stem, tokenize, words
 
-__all__ = ["Claim", "claims", "may_claim", "probe_terms", "supersedes", "superseding_claims"]
+__all__ = [
+    "Claim",
+    "claims",
+    "may_claim",
+    "probe_terms",
+    "states_change",
+    "supersedes",
+    "superseding_claims",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +191,33 @@ def _statement(body: str, start: int) -> tuple[str, bool] | None:
     return sentence, not _MARKER_WORDS.isdisjoint(folded)
 
 
+_CHANGE_WORDS = _MARKER_WORDS | frozenset(
+    fold(
+        "rescheduled moved postponed delayed raised lowered reduced cut added expanded grew "
+        "total latest revised adjusted upgraded downgraded recently anymore erhöht gesenkt "
+        "aktualisiert geändert verlegt"
+    ).split()
+)
+
+
+def states_change(text: str) -> bool:
+    """Whether ``text`` says that something changed and gives a value: a word of change
+    ("now", "increased", "rescheduled", "jetzt", "verschoben") and a number in one
+    sentence. Recall lets such a newer memory about the same thing rank above an older one
+    on weaker word overlap (:mod:`zenbrain.memory.validity`); nothing is closed by it, so
+    questions and hypotheticals count too (an agent's user asks "can you update it to 1,200
+    calls a day?")."""
+    if not _DIGIT(text):
+        return False
+    return any(
+        _DIGIT(sentence) and not _CHANGE_WORDS.isdisjoint(words(sentence))
+        for sentence in _SENTENCES.split(text)
+    )
+
+
+_SENTENCES = re.compile(r"[.!?;\n]\s")
+
+
 def _claim(
     attribute: str, match: re.Match[str], sentence: str, subject: str, marked: bool
 ) -> Claim | None:
@@ -281,11 +321,13 @@ def claims(
     :func:`zenbrain.text.words` of ``text``, when the caller has them."""
     folded = words(text) if folded is None else folded
     if (
-        _GATE_WORDS.isdisjoint(folded)
+        (_SUPERSEDING_GATE_WORDS if superseding else _GATE_WORDS).isdisjoint(folded)
         and not _DIGIT(text)
         and "ieblings" not in text
         and (superseding or _MARKER_WORDS.isdisjoint(folded))
-    ):
+        and not (superseding and not _PREFERENCE_ONLY.isdisjoint(folded)
+                 and not _TURNED.isdisjoint(folded))
+    ):  # fmt: skip
         return ()  # no rule's words, no number: most texts end here
     present = set(folded)
     opened = _gated_rules(folded, present, text, superseding)
@@ -298,13 +340,22 @@ def claims(
     ]
     if not rules:
         return ()
-    speaker = _SPEAKER.match(text)
+    role = _ROLE.match(text)
+    if role is not None and fold(role.group("r")) in _ASSISTANT_ROLES:
+        return ()
+    speaker = None if role is not None else _SPEAKER.match(text)
     subject = fold(speaker.group("s")) if speaker else "i"
-    body = text[speaker.end() :] if speaker else text
+    if subject in _ASSISTANT_ROLES:
+        return ()
+    start = role.end() if role is not None else speaker.end() if speaker else 0
+    body = text[start:]
     found: list[Claim] = []
     statements: dict[int, tuple[str, bool] | None] = {}  # sentence start -> (text, marked)
     for attribute, patterns in rules:
         for pattern in patterns:
+            needed = _NEEDS.get(pattern)
+            if needed is not None and needed.isdisjoint(present):
+                continue
             for match in pattern.finditer(body):
                 # The patterns run over the whole text; a match counts only in a statement.
                 start = max(body.rfind(c, 0, match.start()) for c in ".!?;\n") + 1
@@ -324,6 +375,14 @@ def claims(
         # "I cancelled the trip I was planning": the cancellation is what the text says.
         found = [c for c in found if c.attribute != "plan" or c.value == "cancelled"]
     return tuple(dict.fromkeys(found))
+
+
+# An assistant's turn makes no claim: it explains, answers and works examples ("a scale
+# factor of 1.25"), and what it restates of the user is the user's to update. On BEAM its
+# turns' named values were wrong 13 times in 14.
+_ASSISTANT_ROLES = frozenset(["assistant", "ai", "bot", "chatbot", "model", "system"])
+# A chat message stored with its role ("user: ...", "assistant: ..."): the user is "I".
+_ROLE = re.compile(r"^\s*(?P<r>(?i:user|human|assistant|ai|bot|chatbot|model|system))\s*:\s+")
 
 
 def _same_key(new: Claim, old: Claim) -> bool:

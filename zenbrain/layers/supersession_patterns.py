@@ -312,6 +312,31 @@ _MARKER_WORDS = frozenset(
     ).split()
 )
 _RULE_BASES = tuple((name, name.split("=")[0], patterns) for name, patterns in _RULES)
+
+
+def _needs() -> dict[re.Pattern[str], frozenset[str]]:
+    """The slow patterns (searched at every "the", "my" or "I" of a long text) by the words
+    one of which each cannot match without: :func:`zenbrain.layers.supersession.claims`
+    skips a pattern whose words the text does not hold. Patterns not listed always run."""
+    rules = dict(_RULES)
+    words_of = {
+        "count": ("have own attended completed adopted visited got", "my", "habe hab besitze",
+                  "mein meine", "number"),
+        "relationship": ("m am", "got", "bin"),
+        "named": ("is are been was", "of",
+                  "improved grown increased risen dropped decreased reached gone changed moved",
+                  "ist sind liegt"),
+    }  # fmt: skip
+    needs = {}
+    for name, per_pattern in words_of.items():
+        assert len(per_pattern) == len(rules[name]), name
+        for pattern, needed in zip(rules[name], per_pattern, strict=True):
+            needs[pattern] = frozenset(needed.split())
+    return needs
+
+
+_NEEDS = _needs()
+
 # Words in a named attribute that say nothing about which attribute it is.
 _GENERIC = frozenset(
     [
@@ -413,6 +438,20 @@ _GATE_WORDS = frozenset(
     | _NUMERALS
     | {"number", "favorite", "favourite"}
 )  # fmt: skip
+
+
+# Words that open only the preference rules. A new memory is read for what it may replace,
+# and a like replaces nothing unless the text says it turned (``_TURNED``): for such a read
+# these words alone are no reason to look further ("like" and "love" are in a fifth of all
+# chat turns).
+_PREFERENCE_ONLY = frozenset(
+    part
+    for key in _GATES["preference"]
+    for part in key.split("+")[1:]
+    if not any(part in other.split("+") for name, keys in _GATES.items()
+               if name != "preference" for other in keys)
+)  # fmt: skip
+_SUPERSEDING_GATE_WORDS = _GATE_WORDS - _PREFERENCE_ONLY
 
 
 def _heads() -> dict[str, list[tuple[frozenset[str] | None, str]]]:

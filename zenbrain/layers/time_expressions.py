@@ -6,7 +6,7 @@ Why not dateparser: it parses one date from a string that *is* a date, and findi
 expression inside a question is left to its ``search_dates``, which costs about half a second
 of import and milliseconds per question and also reads ordinary words ("may", "second",
 "now") as dates. Recall runs on every question, so the few forms people use are read here
-(measured in ``python -m benchmarks.knowledge_updates``, section "Time in the question").
+(measured in ``python -m benchmarks knowledge``, section "Time in the question").
 
 Each form gives the whole span it names: a day, a week (Monday to Monday), a month, a year;
 "N days/weeks/months ago" gives the day, week or month around that point.

@@ -94,7 +94,11 @@ def recall(
                         if r.id not in shown and passes_floors(r):
                             kept.append(r)
                             shown.add(r.id)
-            kept = validity.arrange(scope, conn, kept, options)
+            # Validity reorders the same depth whichever layers hold the memories: the
+            # best of all layers, not each layer's best (a routed store would otherwise
+            # hand it several times as many results as one layer does).
+            kept.sort(key=lambda r: r.score, reverse=True)
+            kept = validity.arrange(scope, conn, kept[: options.search_limit(limit)], options)
         results = kept[:limit]
         writers = [stage for stage in scope.stages if stage.writes_on_recall and not below]
         if writers and results:

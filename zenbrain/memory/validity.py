@@ -7,11 +7,13 @@ After the ranking (:mod:`zenbrain.memory.recall`) has scored its candidates, :fu
 2. ranks every replaced memory below what replaced it: the replacement takes the replaced
    memory's score when that is higher (read from the store if the ranking did not find
    it: it answers the same question), and the replaced one drops just below it;
-3. among results about the same thing (sharing most of the question's words they match,
-   a conversation turn's speaker not counted); not for a question asking for the earliest
-   ("when did I first ...", "zuerst")
-   puts the newer first: it moves just above the older one and takes its score, when it
-   scores at least :data:`NEWER_SHARE` of it;
+3. among results about the same thing, puts the newer first: it moves just above the older
+   one and takes its score, when it scores at least :data:`NEWER_SHARE` of it. "The same
+   thing": sharing most (:data:`SAME_THING_SHARE`) of the question's words the older one
+   matches, a conversation turn's speaker not counted, or a third (:data:`CHANGE_SHARE`;
+   two words at least) when the newer one says that something changed and gives a value
+   ("has now reached 165").
+   Not for a question asking for the earliest ("when did I first ...", "zuerst");
 4. prefers memories from the time the question names ("last Tuesday", "im März": see
    :mod:`zenbrain.layers.time_expressions`) or the caller's ``time_range``: when some match
    lies in that span, the span's matches score in the upper half of 0..1 and the others in
@@ -31,6 +33,7 @@ from datetime import datetime
 from sqlalchemy import Connection
 
 from zenbrain.errors import InvalidInputError
+from zenbrain.layers.supersession import states_change
 from zenbrain.layers.time_expressions import TimeRange, time_range_in
 from zenbrain.memory.results import to_result
 from zenbrain.memory.scope import MemoryScope
@@ -38,7 +41,15 @@ from zenbrain.storage import validity as storage
 from zenbrain.text import content_tokens, tokenize, words
 from zenbrain.types import RecallResult
 
-__all__ = ["NEWER_SHARE", "TIME_BOOST", "ValidityOptions", "arrange", "check_options"]
+__all__ = [
+    "CHANGE_SHARE",
+    "NEWER_SHARE",
+    "SAME_THING_SHARE",
+    "TIME_BOOST",
+    "ValidityOptions",
+    "arrange",
+    "check_options",
+]
 
 #: A newer result about the same thing moves above an older one it scores this share of.
 NEWER_SHARE = 0.5
@@ -46,6 +57,9 @@ NEWER_SHARE = 0.5
 #: the older result matches.
 SAME_THING_WORDS = 2
 SAME_THING_SHARE = 0.8
+#: ... or this share, when the newer one says that something changed and gives a value
+#: ("has now reached 165", "rescheduled to 4:30 PM": :func:`states_change`).
+CHANGE_SHARE = 1 / 3
 #: When the question names a time, its matches score from this up, the others below it.
 TIME_BOOST = 0.5
 #: A replaced memory ranks at this share of its replacement's score, at most.
@@ -160,7 +174,9 @@ def arrange(
         kept = _newer_first(kept, set(options.terms))
     if options.time_range is not None:
         kept = _prefer_time(kept, options.time_range)
-    kept.sort(key=lambda r: r.score, reverse=True)  # stable: a moved result stays first
+    # Stable: a moved result stays first. At equal scores (fill-ins score 0) what is
+    # current comes before what was replaced.
+    kept.sort(key=lambda r: (r.score, not _replaced(r, moment)), reverse=True)
     return kept
 
 
@@ -216,52 +232,78 @@ def _current_successor(
     return None
 
 
-def _same_thing(newer: frozenset[str], older: frozenset[str]) -> bool:
+def _same_thing(newer: frozenset[str], older: frozenset[str], share: float) -> bool:
     """The newer result answers the same part of the question as the older (higher-ranked)
-    one: they share at least two of its words, and most of the words the older matches (a
-    word only the older one has, like the "beta" of "beta batch item 140", says they are
+    one: they share at least two of its words, and ``share`` of the words the older matches
+    (a word only the older one has, like the "beta" of "beta batch item 140", says they are
     about different things)."""
     shared = len(newer & older)
-    return shared >= SAME_THING_WORDS and shared >= SAME_THING_SHARE * len(older)
+    return shared >= SAME_THING_WORDS and shared >= share * len(older)
+
+
+class _Moving:
+    """A result that may move up: its matched question words, and (read when needed)
+    whether it says that something changed."""
+
+    __slots__ = ("_changes", "result", "words")
+
+    def __init__(self, result: RecallResult, words: frozenset[str]) -> None:
+        self.result = result
+        self.words = words
+        self._changes: bool | None = None
+
+    def answers_same_as(self, older: RecallResult, older_words: frozenset[str]) -> bool:
+        if _same_thing(self.words, older_words, SAME_THING_SHARE):
+            return True
+        if not _same_thing(self.words, older_words, CHANGE_SHARE):
+            return False
+        if self._changes is None:
+            self._changes = states_change(self.result.content)
+        return self._changes
+
+
+def _matched_words(result: RecallResult, terms: set[str]) -> frozenset[str]:
+    words = frozenset(terms.intersection(content_tokens(result.content)))
+    speaker = _SPEAKER.match(result.content)
+    if speaker:  # a conversation turn's speaker is in half the turns: no evidence
+        words = words.difference(content_tokens(speaker.group(1)))
+    return words
 
 
 def _newer_first(results: list[RecallResult], terms: set[str]) -> list[RecallResult]:
     """A newer result about the same thing as an older one ranked above it (and scoring at
     least :data:`NEWER_SHARE` of its score) moves just above it, taking its score; the
-    results in between keep theirs. Replaced memories never move up."""
+    results in between keep theirs. Replaced memories, core blocks and working memory
+    never move, and are never passed. Layers do not matter: they are one ranking."""
     ranked = sorted(results, key=lambda r: r.score, reverse=True)
     if not terms or len(ranked) < 2:
         return ranked
     placed: list[RecallResult] = []
     matched: list[frozenset[str]] = []
     for result in ranked:
-        words = frozenset(terms.intersection(content_tokens(result.content)))
-        speaker = _SPEAKER.match(result.content)
-        if speaker:  # a conversation turn's speaker is in half the turns: no evidence
-            words = words.difference(content_tokens(speaker.group(1)))
+        moving = _Moving(result, _matched_words(result, terms))
         spot = None
-        if (
-            result.score > 0
-            and result.layer not in ("core", "working")
-            and not (result.superseded_by is not None)
-        ):
+        if result.score > 0 and result.layer not in _FIXED and result.superseded_by is None:
             for position, (other, other_words) in enumerate(zip(placed, matched, strict=True)):
                 if (
-                    other.layer == result.layer
+                    other.layer not in _FIXED
                     and other.score > 0
                     and result.score >= other.score * NEWER_SHARE
                     and _time(result) > _time(other)
-                    and _same_thing(words, other_words)
+                    and moving.answers_same_as(other, other_words)
                 ):
                     spot = position
                     break
         if spot is None:
             placed.append(result)
-            matched.append(words)
+            matched.append(moving.words)
         else:
             placed.insert(spot, replace(result, score=placed[spot].score))
-            matched.insert(spot, words)
+            matched.insert(spot, moving.words)
     return placed
+
+
+_FIXED = ("core", "working")
 
 
 def _time(result: RecallResult) -> datetime:

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from langchain_zenbrain import ZenBrainStore
 
 from zenbrain import MemoryCoordinator
 from zenbrain.testing.postgres import fresh_database
@@ -50,3 +51,9 @@ def memory(store_location: str) -> Iterator[MemoryCoordinator]:
     """A coordinator on ``store_location``: every test using it runs on both back ends."""
     with MemoryCoordinator(store_location) as coordinator:
         yield coordinator
+
+
+@pytest.fixture
+def store(memory: MemoryCoordinator) -> ZenBrainStore:
+    """A LangGraph store over the coordinator of each back end (``memory``)."""
+    return ZenBrainStore(memory)

@@ -3,12 +3,9 @@ threads and asyncio, and inside a compiled graph; on a SQLite file and on Postgr
 
 from __future__ import annotations
 
-import asyncio
 import re
-import threading
 import zlib
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, TypedDict
 
@@ -66,11 +63,6 @@ CONCEPT_INDEX: IndexConfig = {"dims": DIMS, "embed": concept_embed, "fields": ["
 @pytest.fixture
 def coordinator(memory: MemoryCoordinator) -> MemoryCoordinator:
     return memory
-
-
-@pytest.fixture
-def store(coordinator: MemoryCoordinator) -> ZenBrainStore:
-    return ZenBrainStore(coordinator)
 
 
 # ---------------------------------------------------------------------- same as InMemoryStore
@@ -424,50 +416,6 @@ def test_bad_index_configuration_is_refused(coordinator: MemoryCoordinator) -> N
         ZenBrainStore(coordinator, index=CONCEPT_INDEX, index_fields=["a"])
     with MemoryCoordinator(":memory:") as in_memory, pytest.raises(InvalidInputError):
         ZenBrainStore(in_memory, index=CONCEPT_INDEX)
-
-
-# ---------------------------------------------------------------------- concurrency
-def _in_threads(count: int, work: Callable[[int], None]) -> None:
-    start = threading.Barrier(count)
-
-    def run(n: int) -> None:
-        start.wait()
-        work(n)
-
-    with ThreadPoolExecutor(count) as pool:
-        list(pool.map(run, range(count)))
-
-
-def _items_for_key(store: ZenBrainStore, namespace: tuple[str, ...], key: str) -> int:
-    view = store.coordinator_for(namespace)
-    return sum(r.metadata.get("langgraph_key") == key for r in view.find())
-
-
-def test_six_threads_putting_one_key_leave_one_item(store: ZenBrainStore) -> None:
-    _in_threads(6, lambda n: store.put(ADA, "k", {"text": f"version {n}"}))
-    assert _items_for_key(store, ADA, "k") == 1
-    assert len(store.search(ADA)) == 1
-    assert len(store.search(ADA, query="version")) == 1
-
-
-def test_two_stores_on_one_database_putting_one_key_leave_one_item(
-    store_location: str,
-) -> None:
-    with MemoryCoordinator(store_location) as one, MemoryCoordinator(store_location) as two:
-        stores = [ZenBrainStore(one), ZenBrainStore(two)]
-        _in_threads(6, lambda n: stores[n % 2].put(ADA, "k", {"text": f"version {n}"}))
-        assert _items_for_key(stores[0], ADA, "k") == 1
-
-
-async def test_gathered_aputs_of_one_key_leave_one_item(store: ZenBrainStore) -> None:
-    await asyncio.gather(*(store.aput(ADA, "k", {"text": f"version {n}"}) for n in range(6)))
-    assert _items_for_key(store, ADA, "k") == 1
-    assert len(await store.asearch(ADA)) == 1
-
-
-def test_threads_putting_different_keys_keep_all(store: ZenBrainStore) -> None:
-    _in_threads(6, lambda n: store.put(ADA, f"k{n}", {"text": f"item {n}"}))
-    assert {i.key for i in store.search(ADA, limit=100)} == {f"k{n}" for n in range(6)}
 
 
 # ---------------------------------------------------------------------- the rest

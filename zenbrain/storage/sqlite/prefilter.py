@@ -6,7 +6,7 @@ packed into 64-bit words. A search ranks every row by the Hamming distance of it
 to the query's, re-ranks the closest few percent by int8 cosine and returns a few times more
 candidates than asked, which the caller re-scores exactly
 (:class:`~zenbrain.storage.sqlite.vectors.SqliteVectorIndex` reads their float32 vectors
-back). ``benchmarks.scale_ann`` measures how often the true neighbours are among them.
+back). ``benchmarks.scale.ann`` measures how often the true neighbours are among them.
 
 Why the centre: many embedding models place every text in a narrow cone (multilingual-e5's
 vectors share most of their direction: two unrelated texts have a cosine near 0.8), so most
@@ -42,7 +42,7 @@ __all__ = [
 PREFILTER_CANDIDATES_PER_RESULT = 1
 PREFILTER_EXTRA_CANDIDATES = 20
 # Rows re-ranked by int8 cosine after the sign-bit scan: this many per candidate, and at
-# least this share of the scope (benchmarks.scale_ann measures the recall this gives).
+# least this share of the scope (benchmarks.scale.ann measures the recall this gives).
 SIGN_CANDIDATES_PER_CANDIDATE = 32
 SIGN_CANDIDATES_SHARE = 0.03
 # Fewer sign bits than this say too little about a row: such vectors are scanned as int8.

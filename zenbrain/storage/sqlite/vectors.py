@@ -13,7 +13,7 @@ A scope (namespace and layer) is held in memory in one of two forms:
   (:mod:`zenbrain.storage.sqlite.prefilter`); their float32 vectors are then read back by
   primary key and re-scored exactly, so every returned similarity is the exact cosine and
   the ranking is exact as long as the true neighbours are among the candidates
-  (``benchmarks.scale_ann`` and ``benchmarks.scale`` measure how often they are).
+  (``benchmarks.scale.ann`` and ``benchmarks.scale`` measure how often they are).
 
 Both forms grow in place into preallocated buffers (doubling), so loading or appending never
 copies the whole matrix more than once. Every write bumps the scope's row in

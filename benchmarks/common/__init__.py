@@ -1,0 +1,1 @@
+"""What several benchmarks share: paths, docs sections, the machine, corpora, embeddings."""

@@ -1,0 +1,63 @@
+"""``python -m benchmarks retrieval``: load the datasets, run every system, print (or write)
+the report."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from benchmarks.common.paths import BENCHMARKS_DOC
+from benchmarks.retrieval.datasets import DATASETS, first_haystacks, load_dataset, parse_limits
+from benchmarks.retrieval.harness import SYSTEM_NAMES, run_retrieval, sample_questions
+from benchmarks.retrieval.report import SECTION_HEADING, markdown
+from benchmarks.runner import Command, comma_list
+from zenbrain.errors import ZenbrainError
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    cli = Command("retrieval", docs=BENCHMARKS_DOC)
+    parser = cli.parser
+    parser.add_argument("--datasets", type=comma_list, default=list(DATASETS))
+    parser.add_argument("--systems", type=comma_list, default=list(SYSTEM_NAMES))
+    parser.add_argument("--max-questions", type=int, default=None, metavar="N")
+    parser.add_argument(
+        "--haystacks",
+        default=None,
+        metavar="DATASET=N,...",
+        help="only the first N haystacks of a dataset (e.g. realtalk=4), to bound run time",
+    )
+    cli.add_embedding_cache()
+    args = cli.parse(argv)
+    if args.max_questions is not None and args.max_questions <= 0:
+        parser.error("--max-questions must be positive")
+    try:
+        limits = parse_limits(args.haystacks)
+        sampled = {}
+        datasets = []
+        for dataset in (load_dataset(name) for name in args.datasets):
+            kept = first_haystacks(dataset, limits.get(dataset.name))
+            kept = sample_questions(kept, args.max_questions)
+            sampled[dataset.name] = (kept.question_count(), dataset.question_count())
+            datasets.append(kept)
+        run = run_retrieval(
+            datasets,
+            args.systems,
+            cache_dir=cli.cache_dir(args),
+            progress=sys.stderr,
+            sampled=sampled,
+        )
+    except ZenbrainError as exc:
+        return cli.fail(exc)
+    parts = ["--datasets", ",".join(args.datasets), "--systems", ",".join(args.systems)]
+    if args.haystacks:
+        parts += ["--haystacks", args.haystacks]
+    if args.max_questions is not None:
+        parts += ["--max-questions", str(args.max_questions)]
+    text = markdown(run, cli.command(*parts, "--write-docs"))
+    print(text)
+    cli.write_docs(args, text, SECTION_HEADING)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,196 @@
+"""The recall benchmark's run: every system on every haystack of every dataset, each
+question asked once, the outcomes kept for the report (:mod:`benchmarks.retrieval.report`)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TextIO
+
+from benchmarks.common.embeddings import DEFAULT_CACHE_DIR
+from benchmarks.common.machine import load_average
+from benchmarks.locomo.systems import (
+    SYSTEM_NAMES,
+    SystemUnavailableError,
+    default_embedder_factory,
+    make_system,
+)
+from benchmarks.retrieval.datasets import Dataset, Haystack
+from benchmarks.retrieval.metrics import ndcg_at, recall_at
+from zenbrain.errors import InvalidInputError
+
+__all__ = [
+    "DEPTH",
+    "SYSTEM_NAMES",
+    "DatasetResult",
+    "Outcome",
+    "RetrievalRun",
+    "Scores",
+    "run_retrieval",
+    "sample_questions",
+]
+
+DEPTH = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    category: int
+    evidence: tuple[str, ...]
+    retrieved: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Scores:
+    questions: int
+    recall5: float
+    recall10: float
+    ndcg10: float
+
+    @classmethod
+    def of(cls, outcomes: Sequence[Outcome]) -> Scores:
+        n = len(outcomes)
+        if n == 0:
+            return cls(0, 0.0, 0.0, 0.0)
+        return cls(
+            n,
+            sum(recall_at(o.retrieved, o.evidence, 5) for o in outcomes) / n,
+            sum(recall_at(o.retrieved, o.evidence, 10) for o in outcomes) / n,
+            sum(ndcg_at(o.retrieved, o.evidence, 10) for o in outcomes) / n,
+        )
+
+
+@dataclass
+class DatasetResult:
+    """One system on one dataset."""
+
+    system: str
+    dataset: str
+    outcomes: list[Outcome] = field(default_factory=list)
+    index_seconds: float = 0.0
+    search_seconds: float = 0.0
+    skipped: str | None = None
+
+    def overall(self) -> Scores:
+        return Scores.of(self.outcomes)
+
+    def by_category(self, category: int) -> Scores:
+        return Scores.of([o for o in self.outcomes if o.category == category])
+
+
+@dataclass
+class RetrievalRun:
+    datasets: list[Dataset]
+    systems: list[str]
+    results: dict[tuple[str, str], DatasetResult]  # (system, dataset)
+    sampled: dict[str, tuple[int, int]]  # dataset -> (asked, scorable)
+    started_at: datetime
+    load_average: float | None
+    seconds: float = 0.0
+
+    def result(self, system: str, dataset: str) -> DatasetResult:
+        return self.results[(system, dataset)]
+
+
+def sample_questions(dataset: Dataset, max_questions: int | None) -> Dataset:
+    """Every n-th scorable question (in file order) so that at most ``max_questions``
+    remain: deterministic, and spread over all haystacks and categories."""
+    total = dataset.question_count()
+    if max_questions is None or total <= max_questions:
+        return dataset
+    step = total / max_questions
+    keep = {int(i * step) for i in range(max_questions)}
+    position = 0
+    haystacks = []
+    for haystack in dataset.haystacks:
+        kept = []
+        for question in haystack.scorable_questions():
+            if position in keep:
+                kept.append(question)
+            position += 1
+        haystacks.append(Haystack(haystack.haystack_id, haystack.turns, tuple(kept)))
+    return Dataset(dataset.name, tuple(haystacks), dataset.category_names)
+
+
+def _emit(progress: TextIO | None, message: str) -> None:
+    if progress is not None:
+        print(message, file=progress, flush=True)
+
+
+def run_retrieval(
+    datasets: Sequence[Dataset],
+    systems: Sequence[str] = SYSTEM_NAMES,
+    *,
+    cache_dir: Path | None = DEFAULT_CACHE_DIR,
+    embedder_factory: object | None = None,
+    progress: TextIO | None = None,
+    sampled: Mapping[str, tuple[int, int]] | None = None,
+) -> RetrievalRun:
+    """Every system on every dataset; a system that cannot run is reported as skipped."""
+    unknown = [s for s in systems if s not in SYSTEM_NAMES]
+    if unknown or not systems:
+        raise InvalidInputError(
+            f"unknown or no systems {unknown}; choose from {', '.join(SYSTEM_NAMES)}"
+        )
+    if not datasets:
+        raise InvalidInputError("no datasets to benchmark")
+    started = time.perf_counter()
+    run = RetrievalRun(
+        datasets=list(datasets),
+        systems=list(systems),
+        results={},
+        sampled=dict(sampled or {}),
+        started_at=datetime.now(UTC),
+        load_average=load_average(),
+    )
+    embedder = embedder_factory or default_embedder_factory(cache_dir)
+    for name in systems:
+        try:
+            system = make_system(name, embedder)  # type: ignore[arg-type]
+        except SystemUnavailableError as exc:
+            for dataset in datasets:
+                run.results[(name, dataset.name)] = DatasetResult(
+                    name, dataset.name, skipped=str(exc)
+                )
+            continue
+        try:
+            for dataset in datasets:
+                result = DatasetResult(name, dataset.name)
+                for haystack in dataset.haystacks:
+                    questions = haystack.scorable_questions()
+                    if not questions:
+                        continue
+                    t0 = time.perf_counter()
+                    retriever = system.retriever(f"{dataset.name}-{haystack.haystack_id}")
+                    try:
+                        retriever.index(haystack.turns)
+                        t1 = time.perf_counter()
+                        for question in questions:
+                            result.outcomes.append(
+                                Outcome(
+                                    question.category,
+                                    question.evidence,
+                                    tuple(retriever.search(question.question, DEPTH)),
+                                )
+                            )
+                        t2 = time.perf_counter()
+                    finally:
+                        retriever.close()
+                    system.flush()
+                    result.index_seconds += t1 - t0
+                    result.search_seconds += t2 - t1
+                run.results[(name, dataset.name)] = result
+                scores = result.overall()
+                _emit(
+                    progress,
+                    f"[{name}] {dataset.name}: {scores.questions} questions, "
+                    f"R@10 {scores.recall10:.3f}, nDCG@10 {scores.ndcg10:.3f}, "
+                    f"index {result.index_seconds:.1f}s, search {result.search_seconds:.1f}s",
+                )
+        finally:
+            system.close()
+    run.seconds = time.perf_counter() - started
+    return run
