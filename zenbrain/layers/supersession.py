@@ -191,7 +191,7 @@ def _statement(body: str, start: int) -> tuple[str, bool] | None:
     return sentence, not _MARKER_WORDS.isdisjoint(folded)
 
 
-_CHANGE_WORDS = _MARKER_WORDS | frozenset(
+_WORDS_OF_CHANGE = _MARKER_WORDS | frozenset(
     fold(
         "rescheduled moved postponed delayed raised lowered reduced cut added expanded grew "
         "total latest revised adjusted upgraded downgraded recently anymore erhöht gesenkt "
@@ -210,7 +210,7 @@ def states_change(text: str) -> bool:
     if not _DIGIT(text):
         return False
     return any(
-        _DIGIT(sentence) and not _CHANGE_WORDS.isdisjoint(words(sentence))
+        _DIGIT(sentence) and not _WORDS_OF_CHANGE.isdisjoint(words(sentence))
         for sentence in _SENTENCES.split(text)
     )
 
@@ -298,12 +298,23 @@ def _value(raw: str) -> str:
 def may_claim(text: str, folded: Sequence[str]) -> bool:
     """Whether :func:`claims` can find anything in ``text`` at all (a cheap test): a text
     failing it can neither replace nor be replaced."""
-    present = set(folded)
     return (
-        not _GATE_WORDS.isdisjoint(present)
+        not _GATE_WORDS.isdisjoint(folded)
         or bool(_DIGIT(text))
-        or not _MARKER_WORDS.isdisjoint(present)
+        or not _MARKER_WORDS.isdisjoint(folded)
         or "ieblings" in text
+    )
+
+
+def _may_supersede(text: str, folded: Sequence[str]) -> bool:
+    """:func:`may_claim` for a new memory read for what it may replace: a word of update
+    alone opens nothing, and a like only with a word saying it turned ("like" and "love"
+    are in a fifth of all chat turns; a like replaces nothing unless it turned)."""
+    return (
+        not _SUPERSEDING_GATE_WORDS.isdisjoint(folded)
+        or bool(_DIGIT(text))
+        or "ieblings" in text
+        or (not _PREFERENCE_ONLY.isdisjoint(folded) and not _TURNED.isdisjoint(folded))
     )
 
 
@@ -319,15 +330,11 @@ def claims(
     reads only the claims that could replace an older one (a named attribute only in a
     sentence that says it changed): what a new memory is read for, at less cost. ``folded``:
     :func:`zenbrain.text.words` of ``text``, when the caller has them."""
+    role = _ROLE.match(text)
+    if role is not None and fold(role.group("r")) in _ASSISTANT_ROLES:
+        return ()
     folded = words(text) if folded is None else folded
-    if (
-        (_SUPERSEDING_GATE_WORDS if superseding else _GATE_WORDS).isdisjoint(folded)
-        and not _DIGIT(text)
-        and "ieblings" not in text
-        and (superseding or _MARKER_WORDS.isdisjoint(folded))
-        and not (superseding and not _PREFERENCE_ONLY.isdisjoint(folded)
-                 and not _TURNED.isdisjoint(folded))
-    ):  # fmt: skip
+    if not (_may_supersede(text, folded) if superseding else may_claim(text, folded)):
         return ()  # no rule's words, no number: most texts end here
     present = set(folded)
     opened = _gated_rules(folded, present, text, superseding)
@@ -340,15 +347,12 @@ def claims(
     ]
     if not rules:
         return ()
-    role = _ROLE.match(text)
-    if role is not None and fold(role.group("r")) in _ASSISTANT_ROLES:
-        return ()
-    speaker = None if role is not None else _SPEAKER.match(text)
-    subject = fold(speaker.group("s")) if speaker else "i"
-    if subject in _ASSISTANT_ROLES:
-        return ()
-    start = role.end() if role is not None else speaker.end() if speaker else 0
-    body = text[start:]
+    if role is not None:  # a user's message: the user is "I"
+        subject, body = "i", text[role.end() :]
+    elif speaker := _SPEAKER.match(text):
+        subject, body = fold(speaker.group("s")), text[speaker.end() :]
+    else:
+        subject, body = "i", text
     found: list[Claim] = []
     statements: dict[int, tuple[str, bool] | None] = {}  # sentence start -> (text, marked)
     for attribute, patterns in rules:
@@ -382,7 +386,9 @@ def claims(
 # turns' named values were wrong 13 times in 14.
 _ASSISTANT_ROLES = frozenset(["assistant", "ai", "bot", "chatbot", "model", "system"])
 # A chat message stored with its role ("user: ...", "assistant: ..."): the user is "I".
-_ROLE = re.compile(r"^\s*(?P<r>(?i:user|human|assistant|ai|bot|chatbot|model|system))\s*:\s+")
+_ROLE = re.compile(
+    rf"^\s*(?P<r>(?i:{'|'.join(sorted(_ASSISTANT_ROLES | {'user', 'human'}))}))\s*:\s+"
+)
 
 
 def _same_key(new: Claim, old: Claim) -> bool:

@@ -60,6 +60,8 @@ SAME_THING_SHARE = 0.8
 #: ... or this share, when the newer one says that something changed and gives a value
 #: ("has now reached 165", "rescheduled to 4:30 PM": :func:`states_change`).
 CHANGE_SHARE = 1 / 3
+#: Layers whose results never move and are never passed by a newer one.
+_FIXED = ("core", "working")
 #: When the question names a time, its matches score from this up, the others below it.
 TIME_BOOST = 0.5
 #: A replaced memory ranks at this share of its replacement's score, at most.
@@ -252,7 +254,7 @@ class _Moving:
         self.words = words
         self._changes: bool | None = None
 
-    def answers_same_as(self, older: RecallResult, older_words: frozenset[str]) -> bool:
+    def answers_same_as(self, older_words: frozenset[str]) -> bool:
         if _same_thing(self.words, older_words, SAME_THING_SHARE):
             return True
         if not _same_thing(self.words, older_words, CHANGE_SHARE):
@@ -290,7 +292,7 @@ def _newer_first(results: list[RecallResult], terms: set[str]) -> list[RecallRes
                     and other.score > 0
                     and result.score >= other.score * NEWER_SHARE
                     and _time(result) > _time(other)
-                    and moving.answers_same_as(other, other_words)
+                    and moving.answers_same_as(other_words)
                 ):
                     spot = position
                     break
@@ -301,9 +303,6 @@ def _newer_first(results: list[RecallResult], terms: set[str]) -> list[RecallRes
             placed.insert(spot, replace(result, score=placed[spot].score))
             matched.insert(spot, moving.words)
     return placed
-
-
-_FIXED = ("core", "working")
 
 
 def _time(result: RecallResult) -> datetime:
