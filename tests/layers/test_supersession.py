@@ -4,6 +4,8 @@ in English and German, and the distractors that must never replace anything."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zenbrain.layers.supersession import (
     claims,
@@ -142,3 +144,22 @@ def test_a_users_turn_is_the_speaker_i() -> None:
     assert new.subject == old.subject == "i"
     assert supersedes(new, old)
     assert superseding_claims("User: I moved to Berlin last month.", "I live in Hamburg.")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    role=st.sampled_from(["", "user: ", "User: ", "assistant: ", "AI: ", "Anna: "]),
+    statement=st.sampled_from([text for pair in UPDATES for text in pair]),
+    noise=st.text(max_size=300),
+)
+def test_any_text_is_read_without_error(role: str, statement: str, noise: str) -> None:
+    """Arbitrary text, with or without a role, never breaks the reading; an assistant's
+    message never yields a claim, whatever it says (here: a statement the rules read as a
+    claim from anyone else, with arbitrary text after it)."""
+    text = f"{role}{statement} {noise}"
+    for superseding in (False, True):
+        found = claims(text, superseding=superseding)
+        assert isinstance(found, tuple)
+        if role in ("assistant: ", "AI: "):
+            assert found == ()
+    assert isinstance(states_change(text), bool)
