@@ -8,12 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zenbrain.layers.supersession import (
+    about,
+    claim_keys,
     claims,
-    probe_terms,
     states_change,
     supersedes,
     superseding_claims,
 )
+from zenbrain.layers.supersession_patterns import _RULE_BASES
 from zenbrain.text import words
 
 UPDATES = [
@@ -91,10 +93,33 @@ def test_supersedes_needs_the_same_subject_and_a_different_value() -> None:
     assert not supersedes(anna, anna)
 
 
-def test_probe_terms_name_the_attribute_and_the_thing() -> None:
+@pytest.mark.parametrize(
+    ("old", "new", "replaces"),
+    [
+        ("I have completed 15 problems.", "I've completed 12 problems.", False),
+        ("I have completed 15 problems.", "I've now completed 20 problems.", True),
+        ("This is my third marathon.", "That was my 2nd marathon.", False),
+        ("I have 3 cats.", "I have 2 cats now.", True),  # what one has can go down
+    ],
+)
+def test_a_count_of_things_done_only_grows(old: str, new: str, replaces: bool) -> None:
+    # BEAM: "I've completed 12 problems" in one session did not undo 15 in another.
+    assert bool(superseding_claims(new, old)) is replaces
+
+
+def test_about_names_the_subject_the_attribute_and_each_key_word() -> None:
     (claim,) = claims("I have three cats now.")
-    terms = probe_terms(claim)
-    assert "cat" in terms
+    assert about(claim) == ("i\x1fcount\x1fcat",)
+    (residence,) = claims("Anna: I live in Rome.")
+    assert about(residence) == ("anna\x1fresidence",)  # one value per subject: no key word
+
+
+@pytest.mark.parametrize(("old", "new"), UPDATES)
+def test_an_update_shares_a_claim_key_with_what_it_replaces(old: str, new: str) -> None:
+    # The claim index finds candidates by these keys: an update that shared none with the
+    # statement it replaces would never be found.
+    assert superseding_claims(new, old)
+    assert claim_keys(old) & claim_keys(new)
 
 
 @pytest.mark.parametrize(
@@ -163,3 +188,55 @@ def test_any_text_is_read_without_error(role: str, statement: str, noise: str) -
         if role in ("assistant: ", "AI: "):
             assert found == ()
     assert isinstance(states_change(text), bool)
+
+
+_PATTERN_WORDS = [
+    "my",
+    "the",
+    "a",
+    "our",
+    "new",
+    "updated",
+    "revised",
+    "deadline",
+    "budget",
+    "quota",
+    "of",
+    "is",
+    "now",
+    "to",
+    "has",
+    "have",
+    "which",
+    "that",
+    "recently",
+    "increased",
+    "improved",
+    "reached",
+    "dropped",
+    "gone",
+    "up",
+    "April",
+    "3",
+    "1,200",
+    "$65",
+    "78%",
+    "calls",
+    "coverage,",
+    "Berlin",
+    ".",
+    ",",
+    "I",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PATTERN_WORDS), min_size=2, max_size=14))
+def test_a_quick_test_never_hides_a_match(chosen: list[str]) -> None:
+    # A pattern is skipped when its quick test finds nothing: that test must hold on every
+    # text the pattern matches, or a claim would silently go unread.
+    text = " ".join(chosen)
+    for _attribute, _base, patterns in _RULE_BASES:
+        for pattern, _needed, quick in patterns:
+            if quick is not None and pattern.search(text):
+                assert quick.search(text), (pattern.pattern[:40], text)

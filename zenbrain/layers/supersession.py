@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
 from zenbrain.layers.supersession_patterns import (
@@ -37,7 +37,6 @@ from zenbrain.layers.supersession_patterns import (
     _HYPOTHETICAL,
     _MARKER_WORDS,
     _MEASURES,
-    _NEEDS,
     _NEGATIVE_PREFERENCE,
     _NOT_ATTRIBUTES,
     _NUMBER_WORDS,
@@ -51,17 +50,29 @@ from zenbrain.layers.supersession_patterns import (
     _TURNED,
     _gated_rules,
 )
-from zenbrain.text import fold, stem, tokenize, words
+from zenbrain.text import fold, stem, words
 
 __all__ = [
+    "CLAIMS_VERSION",
+    "RULE_LAYERS",
     "Claim",
+    "about",
+    "claim_keys",
     "claims",
     "may_claim",
-    "probe_terms",
     "states_change",
     "supersedes",
     "superseding_claims",
 ]
+
+
+RULE_LAYERS = ("episodic", "semantic")
+"""The layers whose memories the rules read: core blocks and procedures change through their
+own calls."""
+CLAIMS_VERSION = 1
+"""The version of what the rules read from a text. Raise it with any change to the rules that
+changes the claims of some text: every store then reads its claims again when opened
+(:func:`zenbrain.storage.migrations.migrate`), so its claim index agrees with the rules."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +86,9 @@ class Claim:
     value: str
     negated: bool = False
     marked: bool = False  # the sentence says it is an update ("now", "new", "jetzt")
-    terms: tuple[str, ...] = ()  # index terms of the words the claim was read from
+    # A count of things done ("attended", "completed", "visited") or an ordinal ("my third
+    # marathon"): it only grows, so a smaller one counts another span, never an update.
+    grows: bool = False
 
 
 # ----------------------------------------------------------------------------- reading
@@ -252,7 +265,8 @@ def _claim(
         value = _number(raw_value)
         if not value.isdigit():
             return None
-        return Claim(subject, "count", frozenset([noun]), value, False, marked)
+        grows = _GROWING.search(match.group(0)) is not None
+        return Claim(subject, "count", frozenset([noun]), value, False, marked, grows)
     if attribute == "preference":
         key = _words_key(found["o"], 3)
         if not key or set(fold(found["o"]).split()[:1]) & _PRONOUNS:
@@ -284,6 +298,12 @@ def _claim(
         marked = marked or bool(found.get("m") or found.get("m2"))
         return Claim(subject, "named", key, value, False, marked)
     return None
+
+
+# What makes a count one that only grows: a verb of things done, or an ordinal's "my Nth".
+_GROWING = re.compile(
+    r"(?i:\b(?:attended|completed|visited)\b|\b(?:my|mein|meine)\s+(?:\d|[a-zäöüß]+(?:st|nd|rd|th|te)\b))"
+)
 
 
 def _value(raw: str) -> str:
@@ -356,9 +376,10 @@ def claims(
     found: list[Claim] = []
     statements: dict[int, tuple[str, bool] | None] = {}  # sentence start -> (text, marked)
     for attribute, patterns in rules:
-        for pattern in patterns:
-            needed = _NEEDS.get(pattern)
+        for pattern, needed, quick in patterns:
             if needed is not None and needed.isdisjoint(present):
+                continue
+            if quick is not None and quick.search(body) is None:
                 continue
             for match in pattern.finditer(body):
                 # The patterns run over the whole text; a match counts only in a statement.
@@ -373,8 +394,7 @@ def claims(
                     continue
                 claim = _claim(attribute, match, sentence, subject, sentence_marked)
                 if claim is not None:
-                    read = " ".join(v for v in match.groupdict().values() if v)
-                    found.append(replace(claim, terms=tuple(tokenize(read))))
+                    found.append(claim)
     if any(c.attribute == "plan" and c.value == "cancelled" for c in found):
         # "I cancelled the trip I was planning": the cancellation is what the text says.
         found = [c for c in found if c.attribute != "plan" or c.value == "cancelled"]
@@ -420,7 +440,8 @@ def supersedes(new: Claim, old: Claim) -> bool:
         return False  # a named attribute changes only when the new sentence says so
     if new.attribute == "plan":
         return new.value == "cancelled" and old.value == "planned"
-    return True
+    # "completed 12 problems" after "completed 15" counts another span.
+    return not (new.grows and old.grows and int(new.value) < int(old.value))
 
 
 @lru_cache(maxsize=4096)
@@ -453,27 +474,26 @@ def superseding_claims(
     return pairs
 
 
-def probe_terms(claim: Claim) -> list[str]:
-    """Index terms that an older memory about the same attribute is likely to contain: the
-    words a lexical candidate search for it starts from."""
-    words = {
-        "residence": "live living moved wohne lebe gezogen",
-        "employer": "work working job joined arbeite",
-        "diet": "vegan vegetarian vegetarier veganer meat fleisch",
-        "relationship": "married single engaged divorced verheiratet",
-        "occupation": "work arbeite",
-        "count": "",
-        "preference": "",
-        "favourite": "favorite favourite lieblings",
-        "plan": "",
-        "named": "",
-    }[claim.attribute]
-    variants = (
-        [f"{k}{end}" for k in claim.key for end in ("en", "n")]
-        if claim.attribute == "count"
-        else []
-    )
-    return list(dict.fromkeys([*claim.terms, *variants, *tokenize(words)]))
+# Attributes whose claims must share a word of their key to replace one another
+# (:func:`_same_key`); the others are one value per subject.
+_KEYED = frozenset(["count", "favourite", "named", "preference", "plan"])
+
+
+def about(claim: Claim) -> tuple[str, ...]:
+    """What ``claim`` is about, as keys that every claim it could replace, or be replaced
+    by, shares with it (see :func:`supersedes`): its subject and attribute, with one word of
+    its key for the attributes that have one. A store keeps current memories under these
+    keys, so finding what a new memory replaces is a lookup; the rule still decides."""
+    head = f"{claim.subject}\x1f{claim.attribute}"
+    if claim.attribute not in _KEYED:
+        return (head,)
+    return tuple(f"{head}\x1f{term}" for term in sorted(claim.key))
+
+
+def claim_keys(text: str, folded: Sequence[str] | None = None) -> frozenset[str]:
+    """What every claim of ``text`` is about (:func:`about`): the keys a store indexes it
+    under while it is current."""
+    return frozenset(key for claim in claims(text, folded=folded) for key in about(claim))
 
 
 def claimed(texts: Sequence[str]) -> list[tuple[Claim, ...]]:

@@ -311,7 +311,6 @@ _MARKER_WORDS = frozenset(
         "mittlerweile stattdessen geändert umgezogen gestiegen gesunken verschoben"
     ).split()
 )
-_RULE_BASES = tuple((name, name.split("=")[0], patterns) for name, patterns in _RULES)
 
 
 def _needs() -> dict[re.Pattern[str], frozenset[str]]:
@@ -336,6 +335,29 @@ def _needs() -> dict[re.Pattern[str], frozenset[str]]:
 
 
 _NEEDS = _needs()
+# Named patterns that start with a word found all over a text ("the", any word) and so try
+# a match at most positions, by a pattern every match of theirs contains (a part near the
+# end that few texts hold): a text without it is not searched at all. Every text is read
+# for these when a store indexes its claims.
+_NAMED_PATTERNS = dict(_RULES)["named"]
+_QUICK = {
+    _NAMED_PATTERNS[1]: re.compile(r"(?i:of)\s+[A-Z\d$]"),
+    _NAMED_PATTERNS[2]: re.compile(
+        r"(?i:improved|grown|increased|risen|dropped|decreased|reached|gone up|gone down|"
+        r"changed|moved)\s+(?:(?i:to)\s+)?\$?\d"
+    ),
+}
+# Each rule group's name, the attribute it reads, and its patterns with the words one of
+# which each needs and its quick test (None: none). Paired here once: hashing a compiled
+# pattern to look these up costs microseconds (CPython hashes its whole code).
+_RULE_BASES = tuple(
+    (
+        name,
+        name.split("=")[0],
+        tuple((pattern, _NEEDS.get(pattern), _QUICK.get(pattern)) for pattern in patterns),
+    )
+    for name, patterns in _RULES
+)
 
 # Words in a named attribute that say nothing about which attribute it is.
 _GENERIC = frozenset(

@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import Row
 
 from zenbrain import _validation as check
+from zenbrain.memory import supersede
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.stages import forget_stage_rows
 from zenbrain.storage.validity import mend_after_forget
@@ -40,7 +41,8 @@ def forget(scope: MemoryScope, id: str, layer: str) -> ForgetResult:
             contents = {str(row.content) for row in doomed}
             duplicates = repo.same_content(conn, contents, doomed_ids)
             repo.unlink(conn, doomed_ids)
-            mend_after_forget(conn, scope.namespace, doomed)  # the chain skips them
+            reopened = mend_after_forget(conn, scope.namespace, doomed)  # the chain skips them
+            supersede.reopen(conn, scope.namespace, reopened)
             forget_stage_rows(conn, scope.namespace, doomed_pks)
             repo.delete(conn, doomed_pks)
         copies = scope.working.remove_copies_of(set(doomed_ids), contents)

@@ -9,10 +9,13 @@ Three ways to decide, in this order for each new memory:
    configured: it sees the new memory and its lexical candidates and may propose which it
    replaces; an answer that is not a subset of the candidates' ids is logged and ignored,
    and the rules decide instead;
-3. **the rules** (:mod:`zenbrain.layers.supersession`) otherwise: the new memory's claims
-   are looked up in the lexical index (and among the earlier items of its batch), and a
+3. **the rules** (:mod:`zenbrain.layers.supersession`) otherwise: what each claim of the
+   new memory is about (its subject and attribute, and a word of its key) is looked up in
+   the claim index (``zb_claims``, :mod:`zenbrain.storage.claims`), which holds the claims
+   of every current episode and fact, and among the earlier items of its batch; a
    candidate is closed when a claim of each has the same subject and attribute and a
-   different value.
+   different value. A lookup reads the newest few memories under each key, so its cost
+   does not grow with the store.
 
 A replaced memory is closed from the time its replacement became valid. A new memory whose
 statement is *older* than the current one it disagrees with (a fact consolidated from an
@@ -26,7 +29,6 @@ forgotten memory, and a memory it had replaced becomes current again when it was
 
 from __future__ import annotations
 
-import heapq
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -36,10 +38,18 @@ from typing import Any
 from sqlalchemy import Connection, Row
 
 from zenbrain.errors import InvalidInputError
-from zenbrain.layers.supersession import Claim, claims, probe_terms, superseding_claims
+from zenbrain.layers.supersession import (
+    RULE_LAYERS,
+    Claim,
+    about,
+    claim_keys,
+    claims,
+    superseding_claims,
+)
 from zenbrain.memory.results import to_result
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.providers.base import Resolver
+from zenbrain.storage import claims as claim_index
 from zenbrain.storage import validity as storage
 from zenbrain.storage.records import NewMemory
 from zenbrain.storage.timestamps import from_db
@@ -53,17 +63,14 @@ __all__ = [
     "check_supersedes",
     "check_supersession",
     "history",
+    "reopen",
 ]
 
 log = logging.getLogger("zenbrain")
 
-RULE_LAYERS = ("episodic", "semantic")
-# Lexical candidates read per claim: the older statements of an attribute rank high on its
-# words, and each candidate costs a row read and a rule check.
-CANDIDATES_PER_CLAIM = 8
-PROBE_TERMS = 8
-# A term in more of a batch's items than this says nothing about which one is meant.
-BATCH_TERM_POSTINGS = 64
+# Memories read per claim-index key, newest first: each costs a row read and a rule check,
+# and a statement repeated many times is closed by the newest repeats' replacement.
+CANDIDATES_PER_KEY = 8
 
 
 def check_supersession(value: object) -> bool | Resolver:
@@ -114,12 +121,14 @@ class _Pending:
     pk: int
     item: NewMemory
     valid_from: datetime
-    claims: tuple[Claim, ...]
+    claims: tuple[Claim, ...] = ()  # what it may replace (read with superseding=True)
+    keys: tuple[str, ...] = ()  # what all its claims are about: its claim-index keys
 
 
 def apply(scope: MemoryScope, conn: Connection, written: Sequence[tuple[int, NewMemory]]) -> None:
     """Close what the newly written memories (``(pk, item)``, in batch order) replace, in
-    the caller's transaction (see the module docstring)."""
+    the caller's transaction, and index the claims of those that stay current (see the
+    module docstring)."""
     namespace = scope.namespace
     mode = getattr(scope, "supersession", True)
     closed: set[int] = set()
@@ -129,22 +138,51 @@ def apply(scope: MemoryScope, conn: Connection, written: Sequence[tuple[int, New
             for row in storage.rows_by_id(conn, namespace, item.supersedes).values():
                 storage.close(conn, namespace, int(row.pk), since, item.id)
                 closed.add(int(row.pk))
+    ruled = [(pk, item) for pk, item in written if item.layer in RULE_LAYERS]
     if mode is False:
+        if ruled:  # their claims are read by the next store with knowledge updates on
+            claim_index.note_backlog(conn, namespace, min(pk for pk, _ in ruled))
+        claim_index.remove(conn, sorted(closed))
         return
-    pending = [
-        _Pending(pk, item, _valid_from(item), ())
-        for pk, item in written
-        if item.layer in RULE_LAYERS and not item.supersedes
-    ]
-    if not pending:
-        return
-    batch_pks = {p.pk for p in pending}
-    if not isinstance(mode, bool):
-        pending = _resolve(scope, conn, mode, pending, batch_pks, closed)
-    for entry in pending:
-        entry.claims = claims(entry.item.content, superseding=True, folded=entry.item.folded)
-    if any(entry.claims for entry in pending):
-        _by_rules(scope, conn, pending, batch_pks, closed)
+    if ruled:
+        start = claim_index.backlog_start(conn, namespace)
+        if start is not None:
+            below = min(pk for pk, _ in ruled)
+            claim_index.fill(
+                conn, claim_keys, RULE_LAYERS, namespace=namespace, start=start, below=below
+            )
+            claim_index.clear_backlog(conn, namespace)
+    entries = [_Pending(pk, item, _valid_from(item), keys=_keys_of(item)) for pk, item in ruled]
+    pending = [entry for entry in entries if not entry.item.supersedes]
+    if pending:
+        batch_pks = {entry.pk for entry in pending}
+        if not isinstance(mode, bool):
+            pending = _resolve(scope, conn, mode, pending, batch_pks, closed)
+        for entry in pending:
+            if entry.keys:  # a text with no claim at all can replace nothing
+                entry.claims = claims(
+                    entry.item.content, superseding=True, folded=entry.item.folded
+                )
+        if any(entry.claims for entry in pending):
+            _by_rules(scope, conn, pending, batch_pks, closed)
+    claim_index.add(
+        conn, namespace, [(e.pk, e.keys) for e in entries if e.keys and e.pk not in closed]
+    )
+    claim_index.remove(conn, sorted(closed))
+
+
+def reopen(conn: Connection, namespace: str, rows: Sequence[Row[Any]]) -> None:
+    """Index the claims of memories that became current again (their replacement was
+    forgotten)."""
+    claim_index.add(
+        conn,
+        namespace,
+        [(int(row.pk), claim_keys(str(row.content))) for row in rows if row.layer in RULE_LAYERS],
+    )
+
+
+def _keys_of(item: NewMemory) -> tuple[str, ...]:
+    return tuple(sorted(claim_keys(item.content, item.folded)))
 
 
 def _valid_from(item: NewMemory) -> datetime:
@@ -153,10 +191,11 @@ def _valid_from(item: NewMemory) -> datetime:
     return when
 
 
-def _candidates(
+def _lexical_candidates(
     scope: MemoryScope, conn: Connection, terms: list[str], exclude: set[int], limit: int
 ) -> list[Row[Any]]:
-    """Current episodes and facts that rank best on ``terms`` in the lexical index."""
+    """Current episodes and facts that rank best on ``terms`` in the lexical index: what a
+    resolver is shown (it judges more than the rules' claims)."""
     if not terms:
         return []
     lexical = scope.repo.database.lexical
@@ -164,33 +203,31 @@ def _candidates(
         conn, scope.namespace, dict.fromkeys(RULE_LAYERS, terms), None, limit + len(exclude)
     )
     pks = [pk for layer in RULE_LAYERS for pk in by_layer.get(layer, []) if pk not in exclude]
+    return _current_rows(scope, conn, pks)
+
+
+def _current_rows(scope: MemoryScope, conn: Connection, pks: Sequence[int]) -> list[Row[Any]]:
     rows = scope.repo.rows_by_pk(conn, pks)
     return [rows[pk] for pk in pks if pk in rows and rows[pk].valid_to is None]
 
 
-class _BatchTerms:
-    """The earlier items of a batch by index term, built as far as it is asked (the lexical
-    index may not show a batch's own rows before it commits). Only ``wanted`` terms (those
-    some claim of the batch probes for) are kept: one set intersection per item."""
+class _BatchClaims:
+    """The earlier items of a batch by what their claims are about (the claim index holds
+    only what was stored before the batch)."""
 
-    def __init__(self, entries: Sequence[_Pending], wanted: set[str]) -> None:
-        self.entries = entries
-        self.wanted = wanted
-        self.by_term: dict[str, list[int]] = {}
-        self.built = 0
+    def __init__(self) -> None:
+        self.by_key: dict[str, list[_Pending]] = {}
 
-    def before(self, position: int, terms: Sequence[str], limit: int) -> list[_Pending]:
-        wanted = self.wanted
-        for index in range(self.built, position):
-            for term in wanted.intersection(self.entries[index].item.terms or ()):
-                self.by_term.setdefault(term, []).append(index)
-        self.built = max(self.built, position)
-        hits: dict[int, int] = {}
-        for term in terms:
-            for index in self.by_term.get(term, ())[-BATCH_TERM_POSTINGS:]:  # the latest
-                hits[index] = hits.get(index, 0) + 1
-        best = heapq.nlargest(limit, hits, key=lambda index: (hits[index], index))
-        return [self.entries[index] for index in best]
+    def before(self, keys: Sequence[str], limit: int) -> list[_Pending]:
+        found: dict[int, _Pending] = {}
+        for key in keys:
+            for entry in self.by_key.get(key, ())[-limit:]:  # the latest
+                found[entry.pk] = entry
+        return list(found.values())
+
+    def add(self, entry: _Pending) -> None:
+        for key in entry.keys:
+            self.by_key.setdefault(key, []).append(entry)
 
 
 def _by_rules(
@@ -201,41 +238,52 @@ def _by_rules(
     closed: set[int],
 ) -> None:
     namespace = scope.namespace
-    probes = {
-        id(entry): list(dict.fromkeys(t for c in entry.claims for t in probe_terms(c)))[
-            :PROBE_TERMS
-        ]
-        for entry in pending
-        if entry.claims
-    }
-    earlier = _BatchTerms(pending, {t for terms in probes.values() for t in terms})
+    first = min(batch_pks)
     # A batch stored into a scope that held nothing before has only itself to look at.
-    older = storage.holds_older(conn, namespace, min(batch_pks))
-    for position, entry in enumerate(pending):
-        if not entry.claims:
-            continue
-        terms = probes[id(entry)]
-        olds: list[tuple[int, str, str, datetime]] = [
-            (int(row.pk), str(row.id), str(row.content), from_db(row.valid_from or row.created_at))
-            for row in (
-                _candidates(scope, conn, terms, batch_pks, CANDIDATES_PER_CLAIM) if older else ()
+    older = storage.holds_older(conn, namespace, first)
+    earlier = _BatchClaims()
+    for entry in pending:
+        if entry.claims:
+            keys = list(dict.fromkeys(key for claim in entry.claims for key in about(claim)))
+            olds: list[tuple[int, str, str, datetime]] = []
+            if older:
+                pks = claim_index.latest(conn, namespace, keys, first, CANDIDATES_PER_KEY)
+                olds.extend(
+                    (int(row.pk), str(row.id), str(row.content), _row_from(row))
+                    for row in _current_rows(scope, conn, [pk for pk in pks if pk not in closed])
+                )
+            olds.extend(
+                (other.pk, other.item.id, other.item.content, other.valid_from)
+                for other in earlier.before(keys, CANDIDATES_PER_KEY)
             )
-        ]
-        olds.extend(
-            (other.pk, other.item.id, other.item.content, other.valid_from)
-            for other in earlier.before(position, terms, CANDIDATES_PER_CLAIM)
-        )
-        for old_pk, old_id, old_content, old_from in dict.fromkeys(olds):
-            if old_pk in closed or old_pk == entry.pk:
-                continue
-            if not superseding_claims(entry.item.content, old_content, entry.claims):
-                continue
-            if old_from <= entry.valid_from:
-                storage.close(conn, namespace, old_pk, entry.valid_from, entry.item.id)
-                closed.add(old_pk)
-            elif entry.pk not in closed:  # the new statement is the older one
-                storage.close(conn, namespace, entry.pk, old_from, old_id)
-                closed.add(entry.pk)
+            _decide(conn, namespace, entry, olds, closed)
+        earlier.add(entry)
+
+
+def _row_from(row: Row[Any]) -> datetime:
+    return from_db(row.valid_from or row.created_at)
+
+
+def _decide(
+    conn: Connection,
+    namespace: str,
+    entry: _Pending,
+    olds: Sequence[tuple[int, str, str, datetime]],
+    closed: set[int],
+) -> None:
+    """Close what ``entry`` replaces among ``olds`` (or ``entry``, when it is the older
+    statement)."""
+    for old_pk, old_id, old_content, old_from in olds:
+        if old_pk in closed or old_pk == entry.pk:
+            continue
+        if not superseding_claims(entry.item.content, old_content, entry.claims):
+            continue
+        if old_from <= entry.valid_from:
+            storage.close(conn, namespace, old_pk, entry.valid_from, entry.item.id)
+            closed.add(old_pk)
+        elif entry.pk not in closed:  # the new statement is the older one
+            storage.close(conn, namespace, entry.pk, old_from, old_id)
+            closed.add(entry.pk)
 
 
 def _resolve(
@@ -250,7 +298,7 @@ def _resolve(
     answer was unusable, or it had no candidates to judge)."""
     left: list[_Pending] = []
     for entry in pending:
-        rows = _candidates(scope, conn, entry.item.terms or [], batch_pks, 5)
+        rows = _lexical_candidates(scope, conn, entry.item.terms or [], batch_pks, 5)
         if not rows:  # nothing for the model to judge: the rules may still find something
             left.append(entry)
             continue

@@ -16,7 +16,8 @@ How a store is brought up to date on open (:func:`migrate`):
 - Last, the text version (:data:`zenbrain.text.TEXT_VERSION`) recorded in the store is
   compared with this release's: if tokenisation changed, the lexical index is rebuilt from
   the stored content (one transaction), so old index terms never silently mismatch new
-  queries.
+  queries. The claim index is read again the same way when the rules' version
+  (:data:`zenbrain.layers.supersession.CLAIMS_VERSION`) changed.
 
 Every write transaction here holds the store's write lock (``BEGIN IMMEDIATE`` on SQLite, a
 transaction-scoped advisory lock on PostgreSQL) and re-reads what was recorded, so several
@@ -70,6 +71,8 @@ from zenbrain.storage.schema import (
     SCHEMA_VERSION,
     SUPERSEDED_BY_INDEX,
     api_keys,
+    claim_backlog,
+    claims,
     core_blocks,
     memories,
     meta,
@@ -100,6 +103,7 @@ __all__ = [
     "add_column",
     "applied_migrations",
     "migrate",
+    "rebuild_claim_index",
     "rebuild_lexical_index",
 ]
 
@@ -280,6 +284,12 @@ def _validity(db: Database, conn: Connection) -> None:
     conn.exec_driver_sql(SUPERSEDED_BY_INDEX)
 
 
+def _claim_index(db: Database, conn: Connection) -> None:
+    """Version 9: what each current episode and fact states is kept in the claim index
+    (``zb_claims``), which knowledge updates look new memories up in: read every one."""
+    rebuild_claim_index(conn)
+
+
 #: Every step, oldest first. Append only (see the module docstring).
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial_schema", _initial_schema),
@@ -294,6 +304,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "postgres_lexical_columns", _postgres_lexical_columns),
     Migration(7, "api_keys", _api_keys),
     Migration(8, "validity", _validity),
+    Migration(9, "claim_index", _claim_index),
 )
 
 if MIGRATIONS[-1].version != SCHEMA_VERSION:  # pragma: no cover - a developer's mistake
@@ -403,6 +414,7 @@ def _current_on_read_only_server(db: Database, where: str) -> bool:
             and _stored_version(conn, where) == SCHEMA_VERSION
             and set(applied_migrations(conn)) >= {step.name for step in MIGRATIONS}
             and _get_meta(conn, "text_version") == str(TEXT_VERSION)
+            and _get_meta(conn, "claims_version") == _claims_version()
         )
     if not current:
         raise StorageError(
@@ -432,6 +444,7 @@ def migrate(db: Database) -> None:
                 _record(conn, step)
             _set_meta(conn, "schema_version", str(SCHEMA_VERSION))
             _set_meta(conn, "text_version", str(TEXT_VERSION))
+            _set_meta(conn, "claims_version", _claims_version())
             return
         applied = applied_migrations(conn)
         if not applied:  # written before steps were recorded: adopt what its version implies
@@ -441,7 +454,11 @@ def migrate(db: Database) -> None:
                     applied[step.name] = step.version
         _create_tables(db, conn)
         pending = [step for step in MIGRATIONS if step.name not in applied]
-        if not pending and _get_meta(conn, "text_version") == str(TEXT_VERSION):
+        if (
+            not pending
+            and _get_meta(conn, "text_version") == str(TEXT_VERSION)
+            and _get_meta(conn, "claims_version") == _claims_version()
+        ):
             return
     for step in pending:
         with _locked(db) as conn:
@@ -464,6 +481,29 @@ def migrate(db: Database) -> None:
         if _get_meta(conn, "text_version") != str(TEXT_VERSION):
             rebuild_lexical_index(db, conn)
             _set_meta(conn, "text_version", str(TEXT_VERSION))
+        if _get_meta(conn, "claims_version") != _claims_version():
+            rebuild_claim_index(conn)
+
+
+def _claims_version() -> str:
+    from zenbrain.layers.supersession import CLAIMS_VERSION
+
+    return str(CLAIMS_VERSION)
+
+
+def rebuild_claim_index(conn: Connection) -> int:
+    """Read the claims of every current episode and fact into the claim index again, in
+    ``conn``'s transaction, and record the rules' version; returns how many memories were
+    read. Any backlog (memories stored with knowledge updates off) is read with them."""
+    # The rules live with the other layers' pure logic; imported here only, when needed.
+    from zenbrain.layers.supersession import RULE_LAYERS, claim_keys
+    from zenbrain.storage import claims as claim_index
+
+    conn.execute(claims.delete())
+    conn.execute(claim_backlog.delete())
+    done = claim_index.fill(conn, claim_keys, RULE_LAYERS)
+    _set_meta(conn, "claims_version", _claims_version())
+    return done
 
 
 def _memories_in_pages(conn: Connection, query: Select[Any]) -> Iterator[Sequence[Row[Any]]]:

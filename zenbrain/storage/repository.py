@@ -36,21 +36,13 @@ from zenbrain.storage.dialect import (
     stored_cosines,
     upsert_insert,
 )
-from zenbrain.storage.indexes import (
-    IndexedDocuments,
-    IndexedText,
-    IndexedVector,
-    ScopeStatistics,
-)
-from zenbrain.storage.reads import (
-    by_pk_statement,
-    core_statement,
-    latest_statement,
-    memory_select,
-)
+from zenbrain.storage.indexes import IndexedDocuments, IndexedText, IndexedVector, ScopeStatistics
+from zenbrain.storage.reads import by_pk_statement, core_statement, latest_statement, memory_select
 from zenbrain.storage.records import NewMemory, content_hash, indexed_text
 from zenbrain.storage.schema import (
     CONTENT_HASH_KEY_BLOCK,
+    claim_backlog,
+    claims,
     consolidation_links,
     content_key_block,
     core_blocks,
@@ -278,7 +270,7 @@ class Repository:
         pks = list(pks)
         self.database.lexical.remove(conn, pks)
         self.database.vectors.remove(conn, pks)
-        for table in (facts, procedures, core_blocks):
+        for table in (facts, procedures, core_blocks, claims):
             conn.execute(delete(table).where(table.c.memory_pk.in_(pks)))
         conn.execute(delete(memories).where(memories.c.pk.in_(pks)))
 
@@ -321,7 +313,7 @@ class Repository:
     def delete_namespace_rows(self, conn: Connection) -> None:
         """Everything but the memories themselves and the stages' rows: sessions,
         interactions, consolidation links."""
-        for table in (interactions, sessions, consolidation_links):
+        for table in (interactions, sessions, consolidation_links, claim_backlog):
             conn.execute(delete(table).where(table.c.namespace == self.namespace))
 
     def namespaces(self, conn: Connection, prefix: str) -> list[str]:

@@ -21,6 +21,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     MetaData,
+    PrimaryKeyConstraint,
     String,
     Table,
     Text,
@@ -34,6 +35,8 @@ __all__ = [
     "SCHEMA_VERSION",
     "SUPERSEDED_BY_INDEX",
     "api_keys",
+    "claim_backlog",
+    "claims",
     "consolidation_links",
     "content_key_block",
     "core_blocks",
@@ -57,7 +60,7 @@ __all__ = [
     "vectors",
 ]
 
-SCHEMA_VERSION = 8  # the last step of zenbrain/storage/migrations.py
+SCHEMA_VERSION = 9  # the last step of zenbrain/storage/migrations.py
 
 metadata = MetaData()
 _PK = BigInteger().with_variant(Integer, "sqlite")  # INTEGER PRIMARY KEY is SQLite's rowid
@@ -258,6 +261,31 @@ entity_links = Table(
     Column("entity_b", _PK, ForeignKey("zb_entities.pk", ondelete="CASCADE"), primary_key=True),
     Column("similarity", Float, nullable=False),
     Column("created_at", DateTime, nullable=False),
+)
+
+# What each current episode and fact states (zenbrain.memory.supersede): a row per subject,
+# attribute and key word of its claims, as a 64-bit hash (``about``). Finding what a new
+# memory replaces is then one short index range per claim, newest first, whatever the size
+# of the store; a memory's rows go when it is closed or forgotten.
+claims = Table(
+    "zb_claims",
+    metadata,
+    Column("namespace", String(200), nullable=False),
+    Column("about", BigInteger, nullable=False),
+    Column("memory_pk", _PK, ForeignKey("zb_memories.pk", ondelete="CASCADE"), nullable=False),
+    PrimaryKeyConstraint("namespace", "about", "memory_pk", name="zb_claims_pkey"),
+    Index("zb_claims_memory", "memory_pk"),
+    sqlite_with_rowid=False,  # the primary key is the table: one b-tree, not two
+)
+
+# Namespaces holding memories stored with knowledge updates off (``supersession=False``),
+# whose claims were not read: the next store with them on reads the claims of every
+# current memory from ``from_pk`` on before it decides anything.
+claim_backlog = Table(
+    "zb_claim_backlog",
+    metadata,
+    Column("namespace", String(200), primary_key=True),
+    Column("from_pk", BigInteger, nullable=False),
 )
 
 # Tables of the opt-in stages (zenbrain.stages); every row hangs off a memory and is deleted

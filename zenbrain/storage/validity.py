@@ -17,7 +17,13 @@ from zenbrain.storage.reads import memory_select
 from zenbrain.storage.schema import keyed_namespace_filter, memories
 from zenbrain.storage.timestamps import to_db
 
-__all__ = ["close", "history_rows", "holds_older", "mend_after_forget", "rows_by_id"]
+__all__ = [
+    "close",
+    "history_rows",
+    "holds_older",
+    "mend_after_forget",
+    "rows_by_id",
+]
 
 
 def rows_by_id(conn: Connection, namespace: str, ids: Sequence[str]) -> dict[str, Row[Any]]:
@@ -82,11 +88,15 @@ def history_rows(conn: Connection, namespace: str, memory_id: str) -> list[Row[A
     return rows
 
 
-def mend_after_forget(conn: Connection, namespace: str, forgotten: Sequence[Row[Any]]) -> None:
+def mend_after_forget(
+    conn: Connection, namespace: str, forgotten: Sequence[Row[Any]]
+) -> list[Row[Any]]:
     """Before ``forgotten`` are deleted: each memory one of them replaced is now replaced
     by what replaced the forgotten one (the chain skips it), or, if the forgotten one was
-    current, becomes current again. Nothing else is deleted or changed."""
+    current, becomes current again. Nothing else is deleted or changed. Returns the rows
+    of the memories that became current again (as they were read, still closed)."""
     gone = {str(row.id): row for row in forgotten}
+    reopened: list[Row[Any]] = []
     for row in _replaced_by(conn, namespace, list(gone)):
         if str(row.id) in gone:
             continue
@@ -97,8 +107,10 @@ def mend_after_forget(conn: Connection, namespace: str, forgotten: Sequence[Row[
         values: dict[str, Any] = {"superseded_by": successor.superseded_by}
         if successor.superseded_by is None:
             values["valid_to"] = None
+            reopened.append(row)
         conn.execute(
             update(memories)
             .where(memories.c.pk == row.pk, keyed_namespace_filter(namespace))
             .values(**values)
         )
+    return reopened

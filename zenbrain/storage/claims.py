@@ -1,0 +1,159 @@
+"""The SQL of the claim index (``zb_claims``): which current episodes and facts state
+something about a subject and attribute, so that finding what a new memory replaces is a
+lookup (see :mod:`zenbrain.memory.supersede`), and the backlog of memories whose claims
+were not read (stored with knowledge updates off).
+
+Keys are 64-bit hashes of :func:`zenbrain.layers.supersession.about`'s strings: the rule
+reads the candidates' text again before it closes anything, so a collision can cost a
+wasted read, never a wrong decision.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, Row, Select, bindparam, delete, select
+
+from zenbrain.storage.dialect import upsert_insert
+from zenbrain.storage.schema import claim_backlog, claims, memories
+from zenbrain.storage.writes import insert_many
+
+__all__ = [
+    "about_hash",
+    "add",
+    "backlog_start",
+    "clear_backlog",
+    "fill",
+    "latest",
+    "note_backlog",
+    "remove",
+]
+
+
+def about_hash(key: str) -> int:
+    """``key`` (what a claim is about) as a signed 64-bit integer (BLAKE2b)."""
+    digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def add(conn: Connection, namespace: str, rows: Iterable[tuple[int, Iterable[str]]]) -> None:
+    """Index each memory ``pk`` under the keys of its claims (a key given twice, or already
+    indexed, is kept once)."""
+    seen: set[tuple[int, int]] = set()
+    for pk, keys in rows:
+        seen.update((about_hash(key), pk) for key in keys)
+    insert_many(
+        conn,
+        claims,
+        [{"namespace": namespace, "about": about, "memory_pk": pk} for about, pk in seen],
+        ignore_conflicts_on=["namespace", "about", "memory_pk"],
+    )
+
+
+def fill(
+    conn: Connection,
+    keys_of: Callable[[str], Iterable[str]],
+    layers: Sequence[str],
+    *,
+    namespace: str | None = None,
+    start: int = 0,
+    below: int | None = None,
+) -> int:
+    """Index the current memories of ``layers`` with keys from ``start`` up to ``below``
+    (None: no bound), of ``namespace`` (None: every one), under ``keys_of(content)``;
+    returns how many memories were read. Fills the index of a store written before it
+    existed, or with knowledge updates off."""
+    done = 0
+    for rows in _current_rows(conn, layers, namespace, start, below):
+        by_namespace: dict[str, list[tuple[int, Iterable[str]]]] = {}
+        for row in rows:
+            keys = list(keys_of(str(row.content)))
+            if keys:
+                by_namespace.setdefault(str(row.namespace), []).append((int(row.pk), keys))
+        for name, keyed in by_namespace.items():
+            add(conn, name, keyed)
+        done += len(rows)
+    return done
+
+
+_FILL_PAGE = 1000
+
+
+def _current_rows(
+    conn: Connection, layers: Sequence[str], namespace: str | None, start: int, below: int | None
+) -> Iterator[Sequence[Row[Any]]]:
+    """``(pk, namespace, content)`` of the current memories of ``layers``, in pages by key:
+    each page is read after the caller wrote the last."""
+    query: Select[Any] = select(memories.c.pk, memories.c.namespace, memories.c.content).where(
+        memories.c.layer.in_(list(layers)), memories.c.valid_to.is_(None)
+    )
+    if namespace is not None:
+        query = query.where(memories.c.namespace == namespace)
+    if below is not None:
+        query = query.where(memories.c.pk < below)
+    after = start - 1
+    while rows := conn.execute(
+        query.where(memories.c.pk > after).order_by(memories.c.pk).limit(_FILL_PAGE)
+    ).all():
+        yield rows
+        after = int(rows[-1].pk)
+
+
+def remove(conn: Connection, pks: Sequence[int]) -> None:
+    """Drop the claims of memories that are no longer current (closed or forgotten)."""
+    if pks:
+        conn.execute(delete(claims).where(claims.c.memory_pk.in_(list(pks))))
+
+
+_LATEST = (
+    select(claims.c.memory_pk)
+    .where(
+        claims.c.namespace == bindparam("namespace"),
+        claims.c.about == bindparam("about"),
+        claims.c.memory_pk < bindparam("below"),
+    )
+    .order_by(claims.c.memory_pk.desc())
+    .limit(bindparam("limit"))
+)
+
+
+def latest(
+    conn: Connection, namespace: str, keys: Iterable[str], below: int, limit: int
+) -> list[int]:
+    """The newest ``limit`` current memories stored before key ``below`` under each of
+    ``keys``: one short range of the index per key, newest first."""
+    found: dict[int, None] = {}
+    for key in dict.fromkeys(keys):
+        params: dict[str, Any] = {
+            "namespace": namespace,
+            "about": about_hash(key),
+            "below": below,
+            "limit": limit,
+        }
+        found.update(dict.fromkeys(conn.execute(_LATEST, params).scalars()))
+    return [int(pk) for pk in found]
+
+
+def backlog_start(conn: Connection, namespace: str) -> int | None:
+    """The first key from which ``namespace``'s memories were stored without their claims
+    read, or None when every current memory's claims are indexed."""
+    query = select(claim_backlog.c.from_pk).where(claim_backlog.c.namespace == namespace)
+    found = conn.execute(query).scalar_one_or_none()
+    return None if found is None else int(found)
+
+
+def note_backlog(conn: Connection, namespace: str, from_pk: int) -> None:
+    """Record that memories from key ``from_pk`` on were stored without their claims read
+    (an earlier start already recorded is kept)."""
+    statement = (
+        upsert_insert(conn.dialect.name, claim_backlog)
+        .values(namespace=namespace, from_pk=from_pk)
+        .on_conflict_do_nothing(index_elements=["namespace"])
+    )
+    conn.execute(statement)
+
+
+def clear_backlog(conn: Connection, namespace: str) -> None:
+    conn.execute(delete(claim_backlog).where(claim_backlog.c.namespace == namespace))
