@@ -239,19 +239,32 @@ def _by_rules(
 ) -> None:
     namespace = scope.namespace
     first = min(batch_pks)
-    # A batch stored into a scope that held nothing before has only itself to look at.
-    older = storage.holds_older(conn, namespace, first)
+    keys_of = {
+        entry.pk: list(dict.fromkeys(key for claim in entry.claims for key in about(claim)))
+        for entry in pending
+        if entry.claims
+    }
+    # What was stored before the batch, for every key of the batch at once (a batch stored
+    # into a scope that held nothing before has only itself to look at).
+    stored: dict[str, list[int]] = {}
+    rows: dict[int, tuple[int, str, str, datetime]] = {}
+    if storage.holds_older(conn, namespace, first):
+        wanted = {key for keys in keys_of.values() for key in keys}
+        stored = claim_index.latest(conn, namespace, wanted, first, CANDIDATES_PER_KEY)
+        pks = list(dict.fromkeys(pk for found in stored.values() for pk in found))
+        rows = {
+            int(row.pk): (int(row.pk), str(row.id), str(row.content), _row_from(row))
+            for row in _current_rows(scope, conn, pks)
+        }
     earlier = _BatchClaims()
     for entry in pending:
-        if entry.claims:
-            keys = list(dict.fromkeys(key for claim in entry.claims for key in about(claim)))
-            olds: list[tuple[int, str, str, datetime]] = []
-            if older:
-                pks = claim_index.latest(conn, namespace, keys, first, CANDIDATES_PER_KEY)
-                olds.extend(
-                    (int(row.pk), str(row.id), str(row.content), _row_from(row))
-                    for row in _current_rows(scope, conn, [pk for pk in pks if pk not in closed])
-                )
+        keys = keys_of.get(entry.pk)
+        if keys:
+            olds = [
+                rows[pk]
+                for pk in dict.fromkeys(pk for key in keys for pk in stored.get(key, ()))
+                if pk in rows
+            ]
             olds.extend(
                 (other.pk, other.item.id, other.item.content, other.valid_from)
                 for other in earlier.before(keys, CANDIDATES_PER_KEY)

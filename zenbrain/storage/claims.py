@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Connection, Row, Select, bindparam, delete, select
+from sqlalchemy import Connection, Row, Select, delete, select
 
 from zenbrain.storage.dialect import upsert_insert
 from zenbrain.storage.schema import claim_backlog, claims, memories
@@ -107,33 +108,39 @@ def remove(conn: Connection, pks: Sequence[int]) -> None:
         conn.execute(delete(claims).where(claims.c.memory_pk.in_(list(pks))))
 
 
-_LATEST = (
-    select(claims.c.memory_pk)
-    .where(
-        claims.c.namespace == bindparam("namespace"),
-        claims.c.about == bindparam("about"),
-        claims.c.memory_pk < bindparam("below"),
-    )
-    .order_by(claims.c.memory_pk.desc())
-    .limit(bindparam("limit"))
+# One key's newest entries; a batch's keys are looked up by one statement that joins such
+# parts (each bounded by its LIMIT), written out once per dialect and number of parts.
+_PART = (
+    "SELECT * FROM (SELECT about, memory_pk FROM zb_claims WHERE namespace = {p} AND "
+    "about = {p} AND memory_pk < {p} ORDER BY memory_pk DESC LIMIT {p}) AS part{i}"
 )
+_PARTS_PER_STATEMENT = 200  # SQLite joins at most 500 selects in one statement
+
+
+@lru_cache(maxsize=64)
+def _latest_sql(placeholder: str, parts: int) -> str:
+    return " UNION ALL ".join(_PART.format(p=placeholder, i=i) for i in range(parts))
 
 
 def latest(
     conn: Connection, namespace: str, keys: Iterable[str], below: int, limit: int
-) -> list[int]:
-    """The newest ``limit`` current memories stored before key ``below`` under each of
-    ``keys``: one short range of the index per key, newest first."""
-    found: dict[int, None] = {}
-    for key in dict.fromkeys(keys):
-        params: dict[str, Any] = {
-            "namespace": namespace,
-            "about": about_hash(key),
-            "below": below,
-            "limit": limit,
-        }
-        found.update(dict.fromkeys(conn.execute(_LATEST, params).scalars()))
-    return [int(pk) for pk in found]
+) -> dict[str, list[int]]:
+    """For each of ``keys``, the newest ``limit`` memories stored before key ``below`` that
+    the index holds under it (newest first): a short range of the index per key, in one
+    statement for up to 200 keys."""
+    wanted = {about_hash(key): key for key in keys}
+    found: dict[str, list[int]] = {key: [] for key in wanted.values()}
+    placeholder = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    hashes = list(wanted)
+    for start in range(0, len(hashes), _PARTS_PER_STATEMENT):
+        chunk = hashes[start : start + _PARTS_PER_STATEMENT]
+        params = tuple(v for about in chunk for v in (namespace, about, below, limit))
+        rows = conn.exec_driver_sql(_latest_sql(placeholder, len(chunk)), params).all()
+        for about, pk in rows:
+            found[wanted[int(about)]].append(int(pk))
+    for pks in found.values():
+        pks.sort(reverse=True)
+    return found
 
 
 def backlog_start(conn: Connection, namespace: str) -> int | None:
