@@ -22,7 +22,6 @@ from sqlalchemy import (
     bindparam,
     delete,
     func,
-    or_,
     select,
     true,
     update,
@@ -337,13 +336,15 @@ class Repository:
         return [str(i) for i in conn.execute(query).scalars()]
 
     def unlink(self, conn: Connection, ids: Sequence[str]) -> None:
+        # One statement per column, each by its own index: joined by OR, SQLite read every
+        # link of the namespace.
         links = consolidation_links.c
-        conn.execute(
-            delete(consolidation_links).where(
-                links.namespace == self.namespace,
-                or_(links.episode_id.in_(list(ids)), links.fact_id.in_(list(ids))),
+        for column in (links.episode_id, links.fact_id):
+            conn.execute(
+                delete(consolidation_links).where(
+                    links.namespace == self.namespace, column.in_(list(ids))
+                )
             )
-        )
 
     def unpromoted_episodes(self, conn: Connection, min_weight: float, limit: int) -> list[Any]:
         promoted = select(consolidation_links.c.episode_id).where(
@@ -364,15 +365,18 @@ class Repository:
         )
 
     def consolidated_fact(self, conn: Connection, content: str) -> str | None:
-        return conn.execute(
-            select(memories.c.id)
-            .where(
-                self._with_content(conn, {content}),
-                memories.c.layer == "semantic",
-                memories.c.source == "consolidation",
+        # Layer and source are compared here: named in the statement, they led SQLite's
+        # planner to walk the whole semantic layer by its (namespace, layer) index instead
+        # of probing the content hash, once for every episode consolidated.
+        same = conn.execute(
+            select(memories.c.id, memories.c.layer, memories.c.source).where(
+                self._with_content(conn, {content})
             )
-            .limit(1)
-        ).scalar()
+        ).all()
+        return next(
+            (str(r.id) for r in same if r.layer == "semantic" and r.source == "consolidation"),
+            None,
+        )
 
     def link(self, conn: Connection, episode_id: str, fact_id: str, now: datetime) -> bool:
         """Link an episode to its fact unless it is linked already (by anyone): True when

@@ -266,9 +266,11 @@ class ScopePostings:
         context_id = self._in_context(context)
         if context_id is None:
             return 0, average, dict.fromkeys(terms, 0)
-        alive = np.frombuffer(self._alive, dtype=np.uint8).astype(bool)
+        # A view of the live flags, not a copy: copying every memory's flag on each search
+        # made the statistics cost grow with the scope. A context needs its own mask.
+        alive = np.frombuffer(self._alive, dtype=np.bool_)
         if context_id >= 0:
-            alive &= np.frombuffer(self._contexts, dtype=np.int32) == context_id
+            alive = alive & (np.frombuffer(self._contexts, dtype=np.int32) == context_id)
         exact = self.dead == 0 and context_id < 0  # every posting counts
         frequencies: dict[str, int] = {}
         for term in dict.fromkeys(terms):
