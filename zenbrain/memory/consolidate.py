@@ -13,6 +13,7 @@ import logging
 from zenbrain.layers.episodic import CONSOLIDATION_BATCH, CONSOLIDATION_WEIGHT
 from zenbrain.layers.semantic import DEFAULT_FACT_CONFIDENCE
 from zenbrain.memory import store as store_pipeline
+from zenbrain.memory import supersede
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.providers.base import Summarizer
 from zenbrain.storage.records import NewMemory
@@ -43,6 +44,7 @@ def consolidate(scope: MemoryScope) -> ConsolidationReport:
         for episode in episodes
     ]
     store_pipeline.embed(scope, facts)
+    supersede.plan(scope, facts)  # a resolver's model call, outside the lock
     promoted = 0
     with scope.lock:
         with repo.write() as conn:

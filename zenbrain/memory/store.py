@@ -284,6 +284,7 @@ def _store_batch(
 ) -> list[str]:
     if not embedded:
         embed(scope, batch)
+    supersede.plan(scope, batch)  # a resolver's model call, outside the lock
     with scope.lock, collector_paused():  # paused once the lock is held, not while waiting
         with scope.repo.write() as conn:
             ids = write(scope, conn, batch, now)

@@ -6,9 +6,10 @@ Three ways to decide, in this order for each new memory:
 1. **explicit**: ``store(..., supersedes=[id])`` and :func:`update`; every id must name a
    long-term memory of this namespace, or the store is refused and nothing changes;
 2. **a resolver** (:class:`~zenbrain.providers.Resolver`, e.g. an LLM) when one is
-   configured: it sees the new memory and its lexical candidates and may propose which it
-   replaces; an answer that is not a subset of the candidates' ids is logged and ignored,
-   and the rules decide instead;
+   configured: before the write and outside the store's lock (:func:`plan`), it sees the new
+   memory and its lexical candidates and may propose which it replaces; the write closes
+   those still current. An answer that is not a subset of the candidates' ids is logged and
+   ignored, and the rules decide instead;
 3. **the rules** (:mod:`zenbrain.layers.supersession`) otherwise: what each claim of the
    new memory is about (its subject and attribute, and a word of its key) is looked up in
    the claim index (``zb_claims``, :mod:`zenbrain.storage.claims`), which holds the claims
@@ -63,6 +64,7 @@ __all__ = [
     "check_supersedes",
     "check_supersession",
     "history",
+    "plan",
     "reopen",
 ]
 
@@ -154,10 +156,10 @@ def apply(scope: MemoryScope, conn: Connection, written: Sequence[tuple[int, New
             claim_index.clear_backlog(conn, namespace)
     entries = [_Pending(pk, item, _valid_from(item), keys=_keys_of(item)) for pk, item in ruled]
     pending = [entry for entry in entries if not entry.item.supersedes]
+    _close_resolved(conn, namespace, [e for e in pending if e.item.resolved is not None], closed)
+    pending = [entry for entry in pending if entry.item.resolved is None]
     if pending:
         batch_pks = {entry.pk for entry in pending}
-        if not isinstance(mode, bool):
-            pending = _resolve(scope, conn, mode, pending, batch_pks, closed)
         for entry in pending:
             if entry.keys:  # a text with no claim at all can replace nothing
                 entry.claims = claims(
@@ -192,7 +194,7 @@ def _valid_from(item: NewMemory) -> datetime:
 
 
 def _lexical_candidates(
-    scope: MemoryScope, conn: Connection, terms: list[str], exclude: set[int], limit: int
+    scope: MemoryScope, conn: Connection, terms: list[str], limit: int
 ) -> list[Row[Any]]:
     """Current episodes and facts that rank best on ``terms`` in the lexical index: what a
     resolver is shown (it judges more than the rules' claims)."""
@@ -200,9 +202,9 @@ def _lexical_candidates(
         return []
     lexical = scope.repo.database.lexical
     by_layer = lexical.candidates_by_layer(
-        conn, scope.namespace, dict.fromkeys(RULE_LAYERS, terms), None, limit + len(exclude)
+        conn, scope.namespace, dict.fromkeys(RULE_LAYERS, terms), None, limit
     )
-    pks = [pk for layer in RULE_LAYERS for pk in by_layer.get(layer, []) if pk not in exclude]
+    pks = [pk for layer in RULE_LAYERS for pk in by_layer.get(layer, [])]
     return _current_rows(scope, conn, pks)
 
 
@@ -299,35 +301,44 @@ def _decide(
             closed.add(entry.pk)
 
 
-def _resolve(
-    scope: MemoryScope,
-    conn: Connection,
-    resolver: Resolver,
-    pending: list[_Pending],
-    batch_pks: set[int],
-    closed: set[int],
-) -> list[_Pending]:
-    """Let the resolver decide for each memory; returns those the rules must decide (its
-    answer was unusable, or it had no candidates to judge)."""
-    left: list[_Pending] = []
-    for entry in pending:
-        rows = _lexical_candidates(scope, conn, entry.item.terms or [], batch_pks, 5)
+def plan(scope: MemoryScope, batch: Sequence[NewMemory]) -> None:
+    """Ask the resolver, when one is configured, what each new episode or fact replaces,
+    before the write and outside the store's lock: a model may take seconds, and every other
+    call on the store would wait for it. It judges the candidates current now; the write
+    closes those it chose that still are (:func:`apply`). A memory it had nothing to judge
+    for, or whose answer was unusable, is left to the rules."""
+    resolver = getattr(scope, "supersession", True)
+    if isinstance(resolver, bool):
+        return
+    asking = [item for item in batch if item.layer in RULE_LAYERS and not item.supersedes]
+    if not asking:
+        return
+    with scope.lock, scope.repo.read() as conn:
+        offers = [(item, _lexical_candidates(scope, conn, item.terms or [], 5)) for item in asking]
+    for item, rows in offers:
         if not rows:  # nothing for the model to judge: the rules may still find something
-            left.append(entry)
             continue
         offered = [(str(row.id), str(row.content)) for row in rows]
         try:
-            answer = resolver.propose(entry.item.content, offered)
+            answer = resolver.propose(item.content, offered)
             chosen = _checked_answer(answer, {i for i, _ in offered})
         except Exception as exc:  # a failing or confused model must not stop the store
             log.warning("resolver answer ignored, the rules decide instead: %s", exc)
-            left.append(entry)
             continue
-        for row in rows:
-            if str(row.id) in chosen and int(row.pk) not in closed:
-                storage.close(conn, scope.namespace, int(row.pk), entry.valid_from, entry.item.id)
-                closed.add(int(row.pk))
-    return left
+        item.resolved = [i for i, _ in offered if i in chosen]
+
+
+def _close_resolved(
+    conn: Connection, namespace: str, entries: Sequence[_Pending], closed: set[int]
+) -> None:
+    """Close what the resolver chose for each entry, where it is still current."""
+    for entry in entries:
+        chosen = entry.item.resolved or []
+        for row in storage.rows_by_id(conn, namespace, chosen).values():
+            pk = int(row.pk)
+            if row.valid_to is None and row.layer in RULE_LAYERS and pk not in closed:
+                storage.close(conn, namespace, pk, entry.valid_from, entry.item.id)
+                closed.add(pk)
 
 
 def _checked_answer(answer: object, offered: set[str]) -> set[str]:

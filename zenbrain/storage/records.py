@@ -89,6 +89,9 @@ class NewMemory:
     schedule: dict[str, Any] | None = None
     valid_from: datetime | None = None  # None: from created_at
     supersedes: list[str] = field(default_factory=list)  # ids this memory closes
+    # Ids a resolver said this memory replaces, asked before the write (None: the rules
+    # decide, as they do when no resolver is configured or its answer was unusable).
+    resolved: list[str] | None = None
     folded: list[str] | None = None  # words(content), kept from preparing it
     id: str = field(default_factory=new_memory_id)
 
