@@ -197,10 +197,20 @@ def _below_replacements(
     if not any(_replaced(r, moment) for r in results):
         return results
     by_id = {r.id: r for r in results}
+    # Every chain's later versions, read at once (two statements, however long they are).
+    chains = {
+        memory_id: to_result(row, 0.0)
+        for memory_id, row in storage.successors(
+            conn,
+            scope.namespace,
+            [r.id for r in results if _replaced(r, moment) and r.score > 0],
+            _MAX_CHAIN,
+        ).items()
+    }
     for position, result in enumerate(list(results)):
         if not _replaced(result, moment) or result.score <= 0:
             continue
-        successor = _current_successor(scope, conn, result, by_id, moment)
+        successor = _current_successor(result, {**chains, **by_id}, moment)
         if successor is None:
             continue
         if successor.id not in by_id or by_id[successor.id].score < result.score:
@@ -212,25 +222,18 @@ def _below_replacements(
 
 
 def _current_successor(
-    scope: MemoryScope,
-    conn: Connection,
-    result: RecallResult,
-    known: dict[str, RecallResult],
-    moment: datetime | None,
+    result: RecallResult, known: dict[str, RecallResult], moment: datetime | None
 ) -> RecallResult | None:
-    """The memory that replaced ``result`` and was still valid (at ``moment``, or now)."""
+    """The memory that replaced ``result`` and was still valid (at ``moment``, or now),
+    followed through ``known`` (the results and their chains' later versions)."""
     current = result
     for _ in range(_MAX_CHAIN):
         if not _replaced(current, moment) or current.superseded_by is None:
             return current if current is not result else None
-        following = current.superseded_by
-        if following in known:
-            current = known[following]
-            continue
-        row = storage.rows_by_id(conn, scope.namespace, [following]).get(following)
-        if row is None:
+        following = known.get(current.superseded_by)
+        if following is None:
             return None
-        current = to_result(row, 0.0)
+        current = following
     return None
 
 

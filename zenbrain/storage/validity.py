@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, select, update
+from sqlalchemy import Connection, Row, literal, select, update
 
 from zenbrain.storage.reads import memory_select
 from zenbrain.storage.schema import keyed_namespace_filter, memories
@@ -23,6 +23,7 @@ __all__ = [
     "holds_older",
     "mend_after_forget",
     "rows_by_id",
+    "successors",
 ]
 
 
@@ -32,6 +33,31 @@ def rows_by_id(conn: Connection, namespace: str, ids: Sequence[str]) -> dict[str
         return {}
     query = memory_select(namespace, keyed=True).where(memories.c.id.in_(list(ids)))
     return {str(row.id): row for row in conn.execute(query).all()}
+
+
+def successors(
+    conn: Connection, namespace: str, ids: Sequence[str], depth: int
+) -> dict[str, Row[Any]]:
+    """The memories that replaced ``ids`` and those that replaced them, up to ``depth``
+    links along each chain: one recursive statement finds their ids, a second reads them,
+    however long the chains."""
+    if not ids:
+        return {}
+    start = (
+        select(memories.c.superseded_by.label("id"), literal(1).label("depth"))
+        .where(memories.c.id.in_(list(ids)), keyed_namespace_filter(namespace))
+        .where(memories.c.superseded_by.is_not(None))
+        .cte("chain", recursive=True)
+    )
+    step = (
+        select(memories.c.superseded_by, start.c.depth + 1)
+        .join(start, memories.c.id == start.c.id)
+        .where(memories.c.superseded_by.is_not(None), start.c.depth < depth)
+        .where(keyed_namespace_filter(namespace))
+    )
+    chain = start.union(step)
+    found = [str(i) for i in conn.execute(select(chain.c.id).distinct()).scalars()]
+    return rows_by_id(conn, namespace, found)
 
 
 def holds_older(conn: Connection, namespace: str, pk: int) -> bool:
