@@ -347,8 +347,15 @@ class Repository:
             )
 
     def unpromoted_episodes(self, conn: Connection, min_weight: float, limit: int) -> list[Any]:
-        promoted = select(consolidation_links.c.episode_id).where(
-            consolidation_links.c.namespace == self.namespace
+        # Each episode's link looked up by its key, from the newest episode on, not the
+        # namespace's every link read (NOT IN) on each pass.
+        promoted = (
+            select(consolidation_links.c.episode_id)
+            .where(
+                consolidation_links.c.episode_id == memories.c.id,
+                consolidation_links.c.namespace == self.namespace,
+            )
+            .exists()
         )
         return list[Any](
             conn.execute(
@@ -357,7 +364,7 @@ class Repository:
                     memories.c.namespace == self.namespace,
                     memories.c.layer == "episodic",
                     memories.c.emotional_weight > min_weight,
-                    memories.c.id.not_in(promoted),
+                    ~promoted,
                 )
                 .order_by(memories.c.created_at.desc(), memories.c.pk.desc())
                 .limit(limit)
