@@ -28,6 +28,7 @@ __all__ = [
     "review",
     "store_body",
     "turn",
+    "when_missing",
 ]
 
 SKIP = object()
@@ -40,7 +41,14 @@ class Call:
     parse: Callable[[Any], Any]
     body: Any = None
     params: Mapping[str, Any] | None = None
-    missing: Any = SKIP  # what a 404 means (None, False...); SKIP: raise it
+    missing: Any = SKIP  # what a 404 means (None, False, an error to raise); SKIP: raise it
+
+
+def when_missing(call: Call) -> Any:
+    """What a 404 answers ``call``: its value, or the library's own error for it, raised."""
+    if isinstance(call.missing, ZenbrainError):
+        raise call.missing
+    return call.missing
 
 
 def _time(value: Any) -> datetime | None:
@@ -113,7 +121,9 @@ def embedded(raw: Mapping[str, Any]) -> int:
 
 def feedback(memory_id: object, success: object) -> Call:
     path = f"/v1/memories/{quote(str(memory_id), safe='')}/feedback"
-    return Call("POST", path, lambda r: r["success_rate"], {"success": success})
+    # A 404 (an id this namespace does not hold) raises what the library raises.
+    missing = errors.InvalidInputError(f"no procedure with id {memory_id!r} in this namespace")
+    return Call("POST", path, lambda r: r["success_rate"], {"success": success}, missing=missing)
 
 
 def store_body(content: Any, arguments: Mapping[str, Any]) -> dict[str, Any]:

@@ -106,7 +106,7 @@ class RemoteMemory:
 
     def _parse(self, call: wire.Call, response: Any) -> Any:
         if response.status_code == 404 and call.missing is not wire.SKIP:
-            return call.missing
+            return wire.when_missing(call)
         if response.status_code >= 400:
             try:
                 body = response.json()

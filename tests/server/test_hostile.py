@@ -26,6 +26,11 @@ HOSTILE_BODIES: list[tuple[str, str, bytes]] = [
         b'{"content": "x", "metadata": ' + b'{"a":' * 2000 + b"1" + b"}" * 2000 + b"}",
     ),
     ("POST", "/v1/memories", b'{"content": "x", "layer": "short_term"}'),
+    # JSON booleans are no numbers, and numbers no strings, as in the library.
+    ("POST", "/v1/memories", b'{"content": "x", "confidence": true}'),
+    ("POST", "/v1/memories", b'{"content": "x", "emotional_weight": false}'),
+    ("POST", "/v1/memories", b'{"content": "x", "context": 5}'),
+    ("POST", "/v1/recall", b'{"query": "x", "limit": true}'),
     ("POST", "/v1/memories", b'{"content": "x", "unknown": 1}'),
     ("POST", "/v1/memories", b"[1, 2, 3]"),
     ("POST", "/v1/memories", b"\xff\xfe not utf-8"),

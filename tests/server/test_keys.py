@@ -156,6 +156,18 @@ def test_remote_memory_raises_the_servers_error_classes(keyed: Keyed, as_key: Cl
             alice.delete_core_block("x") or alice._run(wire.Call("GET", "/v1/no-such-route", dict))
 
 
+def test_feedback_on_another_namespaces_id_is_not_found(keyed: Keyed, as_key: ClientFor) -> None:
+    with as_key(keyed.url, keyed.bob) as bob:
+        stored = bob.post(
+            "/v1/memories", json={"content": "Deploy the site", "layer": "procedural"}
+        ).json()["id"]
+        assert bob.post(f"/v1/memories/{stored}/feedback", json={"success": True}).is_success
+    with as_key(keyed.url, keyed.alice) as alice:
+        answer = alice.post(f"/v1/memories/{stored}/feedback", json={"success": True})
+        assert answer.status_code == 404, answer.text  # as every by-id route answers
+        assert answer.json()["error"] == "NotFoundError"
+
+
 def test_keys_on_the_command_line(tmp_path: Path) -> None:
     store = str(tmp_path / "memory.db")
 

@@ -57,7 +57,8 @@ Text = Field(max_length=1_000_000)
 
 
 class _Request(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Strict: a JSON boolean is no number and a number no string, as in the library.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class Problem(BaseModel):

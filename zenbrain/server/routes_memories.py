@@ -177,7 +177,10 @@ async def forget(
 async def procedure_feedback(
     memory_id: MemoryId, body: FeedbackRequest, memory: Memory
 ) -> FeedbackResponse:
-    """Whether following a procedure worked; returns its new success rate."""
+    """Whether following a procedure worked; returns its new success rate (404 for an id
+    this namespace does not hold, as on every by-id route)."""
+    if await memory.aget(memory_id) is None:
+        raise _not_found(memory_id, memory.namespace)
     return FeedbackResponse(success_rate=await memory.aprocedure_feedback(memory_id, body.success))
 
 
