@@ -77,6 +77,7 @@ def test_a_hostile_body_is_refused_and_changes_nothing(
         "/v1/memories/'; DROP TABLE zb_memories; --",
         "/v1/health?namespace=" + "n" * 500,
         "/v1/health?namespace=%00",
+        "/v1/health?namespace=%ED%B3%BF",  # bytes that are no UTF-8: no namespace's name
         "/v1/review-queue?limit=0",
         "/v1/review-queue?limit=99999999999999999999999",
         "/v1/interactions?limit=-5",
@@ -88,6 +89,15 @@ def test_hostile_paths_and_queries_answer_below_500(client: httpx.Client, path: 
     answer = client.get(path)
     assert 400 <= answer.status_code < 500, answer.text
     assert answer.headers["content-type"] == "application/problem+json"
+
+
+def test_two_names_that_are_not_utf8_do_not_share_a_namespace(
+    served: Served, client: httpx.Client
+) -> None:
+    for name in ("%ED%B3%BF", "%ED%B3%BE"):
+        answer = client.post(f"/v1/memories?namespace={name}", json={"content": "x"})
+        assert answer.status_code == 422, answer.text
+    assert served.memory.namespaces() == []
 
 
 def test_a_body_over_the_limit_is_refused_before_it_is_read(
@@ -106,6 +116,25 @@ def test_a_body_over_the_limit_is_refused_before_it_is_read(
     streamed = client.post("/v1/memories", content=chunks(), headers=JSON)
     assert streamed.status_code == 413
     assert served.memory.health().semantic["count"] == 0
+
+
+@pytest.mark.parametrize("path", ["/v1/memories", "/v1/import", "/v1/tools/zenbrain_store"])
+def test_a_streamed_body_over_the_limit_is_refused_on_every_route(
+    served: Served, client: httpx.Client, path: str
+) -> None:
+    # No Content-Length: the body is counted as it arrives, whichever way a route reads it
+    # (a route reading the raw body saw the cut as a disconnect and answered 500).
+    def chunks() -> Any:
+        yield b'{"content": "'
+        for _ in range(17):
+            yield b"x" * (1024 * 1024)
+        yield b'"}'
+
+    before = served.memory.health().to_dict()
+    answer = client.post(path, content=chunks(), headers=JSON)
+    assert answer.status_code == 413, answer.text
+    assert answer.json()["error"] == "RequestTooLargeError"
+    assert served.memory.health().to_dict() == before
 
 
 def test_cors_is_off_unless_configured(client: httpx.Client) -> None:

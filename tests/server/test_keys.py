@@ -156,6 +156,27 @@ def test_remote_memory_raises_the_servers_error_classes(keyed: Keyed, as_key: Cl
             alice.delete_core_block("x") or alice._run(wire.Call("GET", "/v1/no-such-route", dict))
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("POST", "/v1/memories", b"{not json"),
+        ("POST", "/v1/recall", b'{"query": 5}'),
+        ("POST", "/v1/import", b"\xff\xfe"),
+        ("PUT", "/v1/core-blocks/persona", b"[]"),
+    ],
+)
+def test_the_key_is_checked_before_the_body(
+    keyed: Keyed, as_key: ClientFor, method: str, path: str, body: bytes
+) -> None:
+    for token in (None, "zb_000000000000_wrong"):
+        with as_key(keyed.url, token) as stranger:
+            answer = stranger.request(
+                method, path, content=body, headers={"Content-Type": "application/json"}
+            )
+            assert answer.status_code == 401, answer.text
+            assert answer.json()["error"] == "AccessDeniedError"
+
+
 def test_feedback_on_another_namespaces_id_is_not_found(keyed: Keyed, as_key: ClientFor) -> None:
     with as_key(keyed.url, keyed.bob) as bob:
         stored = bob.post(

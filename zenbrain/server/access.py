@@ -15,17 +15,22 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Annotated
+from urllib.parse import parse_qsl
 
 from fastapi import Depends, Query, Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from zenbrain import _validation as check
 from zenbrain.coordinator import MemoryCoordinator
-from zenbrain.server.problems import AccessDenied
+from zenbrain.errors import AccessDeniedError, InvalidInputError
+from zenbrain.server.problems import AccessDenied, problem
 from zenbrain.storage.api_keys import ApiKey, active_key_count, verify_token
 
 __all__ = [
     "Caller",
+    "KeyFirst",
     "Memory",
     "ServerState",
     "caller",
@@ -117,12 +122,51 @@ def _check_key(state: ServerState, token: str | None) -> Caller:
     return Caller(key, True)
 
 
+_CHECKED = "zenbrain_caller"  # where KeyFirst leaves the request's caller
+
+
+class KeyFirst:
+    """Check a ``/v1`` request's key before anything reads its body: a request without a
+    valid key is refused (401) whatever its body holds, and the caller found is kept for
+    :func:`caller`."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = str(scope.get("path", ""))
+        if scope["type"] != "http" or not (path == "/v1" or path.startswith("/v1/")):
+            await self.app(scope, receive, send)
+            return
+        state: ServerState = scope["app"].state.zenbrain
+        try:
+            who = await asyncio.to_thread(_check_key, state, _token(Headers(scope=scope)))
+        except AccessDeniedError as refused:
+            response = problem(refused.status, "AccessDeniedError", str(refused), path)
+            await response(scope, receive, send)
+            return
+        scope.setdefault("state", {})[_CHECKED] = who
+        await self.app(scope, receive, send)
+
+
+def _token(headers: Headers) -> str | None:
+    """The key of ``Authorization: Bearer <key>`` or ``X-API-Key: <key>``."""
+    scheme, _, credentials = headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and credentials.strip():
+        return credentials.strip()
+    return headers.get("x-api-key") or None
+
+
 async def caller(
     request: Request,
     bearer: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer)] = None,
     api_key: Annotated[str | None, Security(_header)] = None,
 ) -> Caller:
-    """The request's caller, from its key (checked against the store's hashes)."""
+    """The request's caller, from its key (checked against the store's hashes, once: by
+    :class:`KeyFirst` when it ran)."""
+    checked = getattr(request.state, _CHECKED, None)
+    if isinstance(checked, Caller):
+        return checked
     token = bearer.credentials if bearer is not None else api_key
     return await asyncio.to_thread(_check_key, _state(request), token)
 
@@ -142,6 +186,8 @@ async def memory_for_request(
     namespace: NamespaceQuery = None,
 ) -> MemoryCoordinator:
     """The coordinator of the namespace asked for, if the caller's key opens it."""
+    if namespace is not None:
+        _check_utf8_namespace(request)
     chosen = who.default_namespace() if namespace is None else namespace
     chosen = check.check_namespace(chosen)
     if not who.allows(chosen):
@@ -151,6 +197,19 @@ async def memory_for_request(
         )
     request.state.caller = who
     return _state(request).view(chosen)
+
+
+def _check_utf8_namespace(request: Request) -> None:
+    """Refuse a ``?namespace=`` whose bytes are not UTF-8: decoded leniently, two different
+    invalid names would both become the same replacement characters, one namespace."""
+    query = request.scope.get("query_string", b"").decode("latin-1")
+    try:
+        parse_qsl(query, keep_blank_values=True, encoding="utf-8", errors="strict")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(
+            "the query string is not UTF-8 (percent-encoded bytes that decode to no text): "
+            "a namespace is text, send it percent-encoded as UTF-8"
+        ) from exc
 
 
 Memory = Annotated[MemoryCoordinator, Depends(memory_for_request)]

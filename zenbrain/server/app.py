@@ -18,7 +18,7 @@ from zenbrain import __version__
 from zenbrain.coordinator import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
 from zenbrain.server import routes_memories, routes_state, routes_transfer
-from zenbrain.server.access import ServerState
+from zenbrain.server.access import KeyFirst, ServerState
 from zenbrain.server.models import Problem
 from zenbrain.server.problems import SafeJSONResponse, install_problem_handlers
 from zenbrain.tools import TOOLS
@@ -91,7 +91,13 @@ class _BodyLimit:
                 answered = True
                 await self._refuse(scope, receive, send, seen)
 
-        await self.app(scope, counted, replaced)
+        try:
+            await self.app(scope, counted, replaced)
+        except Exception:  # reading the cut body failed (ClientDisconnect): it was too large
+            if not too_large:
+                raise
+            if not answered:
+                await self._refuse(scope, receive, send, seen)
 
     def _message(self, size: int) -> str:
         return (
@@ -177,6 +183,7 @@ def create_app(
         ]
 
     app.include_router(v1)
+    app.add_middleware(KeyFirst)  # the key is checked before the body is read
     app.add_middleware(_BodyLimit, limit=max_body_bytes)
     if cors_origins:
         app.add_middleware(
