@@ -46,8 +46,8 @@ def main(db_path: str | None = None) -> None:
         memory.store("The team's sprint review is every second Friday.", created_at=three_days_ago)
         memory.store("Lunch at the Kieler Förde canteen is at noon.", created_at=three_days_ago)
 
-        # By default every core block competes for the limit like a profile (0.8 when it
-        # shares a word with the query, else 0.5); core="matching" keeps only the sharing ones.
+        # Core blocks are scored like any memory; by default every block comes back (one that
+        # shares no word with the query with score 0); core="matching" keeps only the sharing.
         for query, core in (
             ("how do I deploy payments", "always"),
             ("Kieler Foerde lunch", "matching"),

@@ -90,10 +90,22 @@ def test_descriptions_state_the_behaviour_the_model_relies_on() -> None:
     store = get_tool("zenbrain_store").description
     assert "first matching rule" in store and "0.5" in store and "0.9" in store
     recall = get_tool("zenbrain_recall").description
-    assert "score 0" in recall and "min_score" in recall and "0.8" in recall and "0.5" in recall
+    assert "score 0" in recall and "min_score" in recall and "like any other memory" in recall
+    assert "0.8" not in recall  # the seeds' fixed core scores, long gone
     forget = get_tool("zenbrain_forget").description
     assert "also_forgotten" in forget and "duplicates" in forget
     assert "once" in get_tool("zenbrain_consolidate").description
+
+
+def test_what_the_recall_description_says_of_core_blocks_is_true() -> None:
+    with MemoryCoordinator(":memory:") as memory:
+        memory.store("Anna drinks green tea every morning", layer="semantic")
+        memory.set_core_block("persona", "Anna drinks green tea every morning")
+        by_layer = {r.layer: r.score for r in memory.recall("green tea", limit=5)}
+        assert by_layer["core"] == pytest.approx(by_layer["semantic"], abs=0.05)  # one scale
+        unrelated = memory.recall("bicycle repair", limit=5)
+        assert [(r.layer, r.score) for r in unrelated if r.layer == "core"] == [("core", 0.0)]
+        assert all(r.layer != "core" for r in memory.recall("bicycle", core="matching"))
 
 
 def test_get_tool_names_the_tools_when_asked_for_an_unknown_one() -> None:

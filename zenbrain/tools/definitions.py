@@ -104,9 +104,9 @@ _RECALL_DESCRIPTION = (
     "id and layer with zenbrain_forget. A searched layer with no match still contributes "
     "its most recent episodes or facts, or its most successful procedures, with score 0 and "
     "placed after every match; set min_score above 0 to drop those fill-ins. Core blocks "
-    "score 0.8 when they share a word with the query and 0.5 otherwise, so they can outrank "
-    "weak matches; by default every block competes for the limit, with core='matching' only "
-    "blocks sharing a word with the query come back. Without an embedding provider the "
+    "are scored like any other memory, on the same scale; by default every block comes "
+    "back (one sharing no word with the query as a fill-in with score 0), with "
+    "core='matching' only blocks sharing a word with the query. Without an embedding provider the "
     "ranking is lexical: spelling variants such as umlauts and accents match, synonyms do "
     "not."
 )
