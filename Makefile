@@ -22,7 +22,7 @@ ifneq ($(VENV_VERSION),$(PY_VERSION))
 REMAKE_VENV := FORCE
 endif
 
-.PHONY: demo install test lint typecheck check bench dist lowest notebooks clean FORCE
+.PHONY: demo install test lint typecheck check bench dist lowest notebooks screenshot clean FORCE
 
 $(BIN)/python: $(REMAKE_VENV)
 	@if [ -d $(VENV) ]; then echo "$(VENV) was made by Python $(or $(VENV_VERSION),?), not $(PY_VERSION) ($(PYTHON)): rebuilding it"; fi
@@ -66,6 +66,10 @@ dist: $(VENV)/.all  ## sdist and wheel of every distribution into dist/, checked
 	rm -rf dist
 	$(foreach d,$(DISTRIBUTIONS),$(BIN)/python -m build --no-isolation --outdir dist $(d) &&) true
 	$(BIN)/python -m twine check --strict dist/*
+
+screenshot: $(VENV)/.all  ## retake docs/images/inspector.png from a real page (needs chromium)
+	ZENBRAIN_UPDATE_SCREENSHOT=1 $(BIN)/python -m pytest -p no:xdist -q \
+		tests/server/test_inspector_browser.py -k screenshot
 
 notebooks: $(VENV)/.all  ## re-execute examples/*.ipynb offline and save them with their outputs
 	$(BIN)/python scripts/execute_notebooks.py
