@@ -98,6 +98,9 @@ def test_forgetting_in_the_page_shows_the_cascade_and_removes_it(server: str, pa
     page.get_by_role("button", name="Forget…").click()
     dialog = page.get_by_role("dialog", name="Forget this memory?")
     expect(dialog).to_contain_text(fact)  # the fact made from the episode goes with it
+    expect(dialog).to_contain_text("its copy in working memory")  # not a bare slot id
+    expect(dialog).to_contain_text(f"It takes with it {len(cascade)} linked memories:")
+    expect(dialog).not_to_contain_text("null")
     dialog.get_by_role("button", name="Forget").click()
     expect(page.get_by_role("status")).to_contain_text(f"Forgotten, with {len(cascade)} linked")
     assert httpx.get(f"{server}/v1/memories/{episode}").status_code == 404
@@ -108,6 +111,8 @@ def test_cancelling_the_forget_dialog_keeps_the_memory(server: str, page: Page) 
     kept = httpx.post(f"{server}/v1/memories", json={"content": "Keep the spare key."}).json()["id"]
     page.goto(f"{server}/#/memory/{kept}")
     page.get_by_role("button", name="Forget…").click()
+    # One linked memory (its working-memory copy) is counted in the singular.
+    expect(page.get_by_role("dialog")).to_contain_text("It takes with it 1 linked memory:")
     page.get_by_role("dialog").get_by_role("button", name="Cancel").click()
     expect(page.get_by_role("status")).to_contain_text("Nothing was forgotten")
     assert httpx.get(f"{server}/v1/memories/{kept}").status_code == 200

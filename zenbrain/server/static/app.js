@@ -60,7 +60,8 @@ async function api(method, path, body, params) {
 
 function view(title, ...children) {
   const main = document.getElementById("main");
-  main.replaceChildren(h("h2", { id: "view-title", text: title }), ...children);
+  const shown = children.flat().filter((child) => child !== null && child !== undefined && child !== false);
+  main.replaceChildren(h("h2", { id: "view-title", text: title }), ...shown);
   main.setAttribute("aria-labelledby", "view-title");
   main.focus();
 }
@@ -193,17 +194,37 @@ async function memoryPage(id) {
     h("div", { class: "card" }, facts), provenance, card, edit);
 }
 
+function counted(n, one, many) {
+  return n + " " + (n === 1 ? one : many);
+}
+
+// One memory a forget takes with it, named by what it says (a working-memory slot by what it
+// is: the copy of this memory, or a note), its id after it.
+async function cascadeItem(a) {
+  if (a.layer === "working") return h("li", { text: "its copy in working memory (" + a.id + ")" });
+  try {
+    const linked = await api("GET", "/memories/" + encodeURIComponent(a.id));
+    return h("li", {}, a.layer + " “", linked.content.slice(0, 80), "” (" + a.id + ")");
+  } catch (err) {
+    return h("li", { text: a.layer + " " + a.id });
+  }
+}
+
 async function forgetFlow(m) {
   try {
     const preview = await api("DELETE", "/memories/" + encodeURIComponent(m.id), undefined, { layer: m.layer, dry_run: "true" });
     const dialog = document.getElementById("confirm");
     const body = document.getElementById("confirm-body");
-    const also = preview.also_forgotten;
-    body.replaceChildren(
+    const also = preview.also_forgotten.filter((a) => a && a.id);
+    const items = await Promise.all(also.map(cascadeItem));
+    const copies = preview.duplicates.length;
+    // replaceChildren writes a null as the text "null": only the parts that apply are given.
+    body.replaceChildren(...[
       h("p", {}, "This deletes the " + m.layer + " memory “", m.content.slice(0, 120), "” for good."),
-      also.length ? h("p", { text: "It takes with it " + also.length + " linked memories:" }) : h("p", { text: "Nothing else goes with it." }),
-      also.length ? h("ul", { class: "cascade" }, also.map((a) => h("li", { text: a.layer + " " + a.id }))) : null,
-      preview.duplicates.length ? h("p", { text: preview.duplicates.length + " stand-alone copies with the same text are kept." }) : null);
+      also.length ? h("p", { text: "It takes with it " + counted(also.length, "linked memory", "linked memories") + ":" }) : h("p", { text: "Nothing else goes with it." }),
+      also.length ? h("ul", { class: "cascade" }, items) : null,
+      copies ? h("p", { text: counted(copies, "stand-alone copy", "stand-alone copies") + " with the same text " + (copies === 1 ? "is" : "are") + " kept." }) : null,
+    ].filter(Boolean));
     dialog.returnValue = "";
     dialog.showModal();
     document.getElementById("confirm-ok").focus();
@@ -211,7 +232,7 @@ async function forgetFlow(m) {
       if (dialog.returnValue !== "ok") { say("Nothing was forgotten."); return; }
       try {
         const done = await api("DELETE", "/memories/" + encodeURIComponent(m.id), undefined, { layer: m.layer });
-        state.flash = "Forgotten, with " + done.also_forgotten.length + " linked memories.";
+        state.flash = "Forgotten, with " + counted(done.also_forgotten.length, "linked memory", "linked memories") + ".";
         location.hash = "#/browse";
       } catch (err) { say(err.message, true); }
     }, { once: true });
