@@ -184,6 +184,9 @@ def test_a_wrong_key_sees_nothing(tmp_path: Path, page: Page) -> None:
             page.get_by_label("API key").fill(alice)
             page.get_by_role("button", name="Open").click()
             expect(page.get_by_role("list", name="Memories")).to_contain_text(secret)
+            # The page says which namespace the key opened, not the key-less "default".
+            expect(page.get_by_text("Namespace open: alice")).to_be_visible()
+            expect(page.get_by_label("Namespace")).to_have_attribute("placeholder", "alice")
 
 
 def test_the_page_fits_a_phone_and_works_by_keyboard(server: str, browser: Browser) -> None:

@@ -370,7 +370,22 @@ async function route() {
   } catch (err) { failed(err); }
 }
 
+// Which namespace the page shows: the one asked for, else the key's own (whoami says which).
+async function showOpened() {
+  const field = document.getElementById("namespace");
+  const opened = document.getElementById("opened");
+  try {
+    const who = await api("GET", "/whoami");
+    field.placeholder = who.namespace;
+    opened.textContent = "Namespace open: " + who.namespace;
+  } catch (err) {
+    field.placeholder = "default";
+    opened.textContent = "";
+  }
+}
+
 async function loadNamespaces() {
+  showOpened();
   try {
     const found = await api("GET", "/namespaces");
     document.getElementById("namespace-list").replaceChildren(...found.namespaces.map((ns) => h("option", { value: ns })));
