@@ -146,3 +146,13 @@ def test_tag_ranges_hold_for_any_text(text: str) -> None:
 @given(st.text(alphabet="abcdefghij klm", max_size=80), st.integers(min_value=1, max_value=10))
 def test_exclamations_never_lower_arousal_of_neutral_text(text: str, count: int) -> None:
     assert tag_emotion(text + "!" * count).arousal >= tag_emotion(text).arousal
+
+
+def test_a_weight_carries_no_float_noise() -> None:
+    # 0.4 * 0.2 came back as 0.08000000000000002 through the API, the CLI and exports.
+    from zenbrain import MemoryCoordinator
+
+    assert tag_emotion("The meeting is at 3pm.").consolidation_weight == 0.08
+    with MemoryCoordinator(":memory:") as memory:
+        stored = memory.get(memory.store("The meeting is at 3pm."))
+        assert stored is not None and repr(stored.emotional_weight) == "0.08"

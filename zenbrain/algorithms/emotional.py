@@ -203,7 +203,7 @@ class EmotionalTag:
     @property
     def consolidation_weight(self) -> float:
         """``0.4 * arousal + 0.6 * significance``, the weight used for routing/consolidation."""
-        return _AROUSAL_SHARE * self.arousal + _SIGNIFICANCE_SHARE * self.significance
+        return _weight(self.arousal, self.significance)
 
 
 NEUTRAL_TAG: Final = EmotionalTag(0.0, BASE_AROUSAL, 0.5, 0.0)
@@ -235,7 +235,12 @@ def weight_folded(text: str, folded: Sequence[str]) -> float:
     """``tag_folded(text, folded).consolidation_weight`` without building the tag: storing
     needs only the weight. Storing's helper, not re-exported by :mod:`zenbrain.algorithms`."""
     _, arousal, significance = _affect(text, folded)
-    return _AROUSAL_SHARE * arousal + _SIGNIFICANCE_SHARE * significance
+    return _weight(arousal, significance)
+
+
+def _weight(arousal: float, significance: float) -> float:
+    # Rounded: the sum's float noise (0.08000000000000002) would reach every surface.
+    return round(_AROUSAL_SHARE * arousal + _SIGNIFICANCE_SHARE * significance, 9)
 
 
 def _affect(text: str, folded: Sequence[str]) -> tuple[float, float, float]:
