@@ -187,6 +187,9 @@ def test_exit_statuses(db: str) -> None:
     assert unknown.returncode == 1 and "no semantic fact with id 0123" in unknown.stderr
     shown = zb("show", "0123", "--json", "--db", db)
     assert shown.returncode == 1 and json.loads(shown.stdout)["found"] is False
+    for missing in (zb("show", "1234", "--db", db), zb("forget", "1234", "--db", db)):
+        assert missing.returncode == 1
+        assert missing.stderr.startswith("zenbrain: error: no memory with id 1234")
     blank = zb("store", "   ", "--db", db)
     assert blank.returncode == 1 and blank.stderr.startswith("zenbrain: error: ")
     as_json = zb("store", "   ", "--json", "--db", db)

@@ -42,7 +42,7 @@ def not_found(message: str, payload: dict[str, Any]) -> int:
     if settings().json:
         click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
-        click.echo(f"zenbrain: {message}", err=True)
+        click.echo(f"zenbrain: error: {message}", err=True)  # as every other command's error
     return EXIT_NOT_FOUND
 
 
