@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -14,7 +14,6 @@ from typing import Any, Literal
 
 from zenbrain import _validation as check
 from zenbrain.config import resolve_key, resolve_location
-from zenbrain.errors import InvalidInputError
 from zenbrain.layers.working import WorkingMemory
 from zenbrain.memory import backfill, find, forget, health, namespaces, recall, review, sessions
 from zenbrain.memory import consolidate as consolidation
@@ -246,10 +245,10 @@ class MemoryCoordinator:
 
     def embed_missing(self, batch_size: int = 64, *, progress: Progress | None = None) -> int:
         """Embed the memories stored before an embedder was configured; returns how many."""
-        check.check_int(batch_size, "batch_size", 1, 10_000)
-        if progress is not None and not callable(progress):
-            raise InvalidInputError(f"progress must be a callable(done, total), got {progress!r}")
         return backfill.embed_missing(self._scope, batch_size, progress)
+
+    def _find_pages(self, metadata: Any, layers: Any, size: int) -> Iterator[list[RecallResult]]:
+        return find.find_pages(self._scope, metadata, layers=layers, size=size)  # for exports
 
     def bulk_load(self, parallel_workers: int = 2, maintenance_work_mem: str = "1GB") -> BulkLoad:
         """``with memory.bulk_load(): store_many(...)``: HNSW built once at the end (PG)."""

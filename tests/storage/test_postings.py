@@ -321,7 +321,8 @@ def test_postings_are_compacted_once_removals_outnumber_live_memories(
     store_location: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Removals that are not purges (``replace`` here) mark memories dead in the postings
-    held; forget and drop_namespace drop the postings instead (tests/storage/test_purge.py)."""
+    held; forget scrubs what the forgotten memories held and drop_namespace drops the
+    namespace's postings (tests/storage/test_purge.py, test_forget_keeps_caches.py)."""
     monkeypatch.setattr(held_postings, "RELOAD_AFTER_REMOVALS", 3)
     with MemoryCoordinator(store_location) as memory:
         memory.store_many(

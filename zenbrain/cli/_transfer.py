@@ -88,13 +88,10 @@ def export_row(result: RecallResult) -> dict[str, Any]:
 
 
 def _exported(memory: Any, layers: list[str] | None, where: dict[str, Any]) -> Iterator[Any]:
-    offset = 0
-    while True:
-        page = memory.find(where or None, layers=layers, limit=_PAGE, offset=offset)
+    """The memories ``export`` writes: find()'s, oldest first, read by key a page at a time
+    (pages of find(offset=) would read every earlier memory again)."""
+    for page in memory._find_pages(where or None, layers, _PAGE):
         yield from page
-        if len(page) < _PAGE:
-            return
-        offset += len(page)
 
 
 def _write_csv(rows: Iterable[dict[str, Any]], out: IO[str]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from zenbrain import _validation as check
 from zenbrain.errors import InvalidInputError
 from zenbrain.memory.embedding import Progress
 from zenbrain.memory.scope import MemoryScope
@@ -13,6 +14,9 @@ __all__ = ["embed_missing"]
 def embed_missing(scope: MemoryScope, batch_size: int, progress: Progress | None) -> int:
     """Embed the memories of the namespace that have no vector; returns how many got one.
     Each batch is read, embedded outside the lock, then written in its own transaction."""
+    check.check_int(batch_size, "batch_size", 1, 10_000)
+    if progress is not None and not callable(progress):
+        raise InvalidInputError(f"progress must be a callable(done, total), got {progress!r}")
     embedding = scope.embedding
     if embedding is None:
         raise InvalidInputError("embed_missing() needs an embedder: pass embedder= when opening")

@@ -1,11 +1,15 @@
 """Memories by metadata: :func:`find` lists those whose metadata contains given key/value
-pairs (in SQL, oldest first); :func:`replace` swaps them for one new memory atomically."""
+pairs (in SQL, oldest first), :func:`find_pages` all of them a page at a time (an export);
+:func:`replace` swaps them for one new memory atomically."""
 
 from __future__ import annotations
 
+import heapq
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
+
+from sqlalchemy import ColumnElement, Row
 
 from zenbrain import _validation as check
 from zenbrain.errors import InvalidInputError
@@ -14,9 +18,18 @@ from zenbrain.memory.results import to_result
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.stages import forget_stage_rows
 from zenbrain.storage.dialect import JsonScalar
+from zenbrain.storage.reads import memories_after
 from zenbrain.types import DEFAULT_RECALL_LAYERS, RecallResult
 
-__all__ = ["check_match", "check_subtree", "find", "get", "is_storable_text", "replace"]
+__all__ = [
+    "check_match",
+    "check_subtree",
+    "find",
+    "find_pages",
+    "get",
+    "is_storable_text",
+    "replace",
+]
 
 
 def check_match(value: object, name: str) -> dict[str, JsonScalar]:
@@ -87,6 +100,55 @@ def find(
     with scope.lock, scope.repo.read() as conn:
         rows = scope.repo.find_rows(conn, match, wanted, count, skip, below)
     return [to_result(row, 1.0, subtree=below) for row in rows]
+
+
+def find_pages(
+    scope: MemoryScope,
+    metadata: Mapping[str, Any] | None,
+    *,
+    layers: Sequence[str] | None,
+    size: int,
+) -> Iterator[list[RecallResult]]:
+    """What :func:`find` lists (the same filters, the same order: oldest first), ``size``
+    memories at a time, for an export (``zenbrain export``, ``GET /v1/export``).
+
+    Pages of ``find(limit=, offset=)`` read every earlier row again (an export of n
+    memories reads n²/size rows); here each layer is read a page at a time from the last
+    key it gave (:func:`~zenbrain.storage.reads.memories_after`) and the layers are merged,
+    so each memory is read once. Each read is a transaction of its own, as each find() is:
+    a memory stored or removed meanwhile may or may not be listed, and none is listed twice.
+    The arguments are checked now, the store read as the pages are taken."""
+    match = check_match(metadata, "metadata") if metadata is not None else {}
+    wanted = _check_layers(layers) or list(DEFAULT_RECALL_LAYERS)
+    count = check.check_int(size, "size", 1, 10**6)
+    condition = scope.repo.metadata_filter(match)
+    streams = [_layer_rows(scope, layer, condition, count) for layer in wanted]
+    return _paged(heapq.merge(*streams, key=lambda row: (row.created_at, row.pk)), count)
+
+
+def _layer_rows(
+    scope: MemoryScope, layer: str, condition: ColumnElement[bool], size: int
+) -> Iterator[Row[Any]]:
+    """One layer's memories meeting ``condition`` in find()'s order, read ``size`` at a time."""
+    after = None
+    while True:
+        with scope.lock, scope.repo.read() as conn:
+            rows = memories_after(conn, scope.namespace, layer, condition, after, size)
+        yield from rows
+        if len(rows) < size:
+            return
+        after = (rows[-1].created_at, int(rows[-1].pk))
+
+
+def _paged(rows: Iterator[Row[Any]], size: int) -> Iterator[list[RecallResult]]:
+    page: list[RecallResult] = []
+    for row in rows:
+        page.append(to_result(row, 1.0))
+        if len(page) == size:
+            yield page
+            page = []
+    if page:
+        yield page
 
 
 def replace(scope: MemoryScope, match: Mapping[str, Any], content: object, **arguments: Any) -> str:

@@ -28,21 +28,18 @@ __all__ = ["router", "tools_router"]
 
 router = APIRouter(tags=["transfer"])
 tools_router = APIRouter(tags=["tools"])
-_PAGE = 500
 _LONG_TERM = (*SEARCHED_LAYERS, "core")
 _NDJSON = "application/x-ndjson"
+_PAGE = 500
 
 
 async def _rows(memory: MemoryCoordinator, layers: list[str] | None) -> AsyncIterator[bytes]:
-    offset = 0
-    while True:
-        page = await memory.afind(None, layers=layers, limit=_PAGE, offset=offset)
+    # Read by key a page at a time, as `zenbrain export` reads (each page in a worker thread).
+    pages = memory._find_pages(None, layers, _PAGE)
+    while (page := await asyncio.to_thread(next, pages, None)) is not None:
         for result in page:
             line = json.dumps(export_row(result), ensure_ascii=False) + "\n"
             yield line.encode("utf-8")
-        if len(page) < _PAGE:
-            return
-        offset += len(page)
 
 
 @router.get(

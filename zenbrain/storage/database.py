@@ -252,11 +252,28 @@ class Database:
         return self._key
 
     def purge(self, namespace: str) -> None:
-        """After ``forget`` or ``drop_namespace`` committed: drop the namespace's postings
-        and vectors held in memory, and on a SQLite file truncate the ``-wal``, so that the
-        removed content is nowhere (the file's freed space is zeroed by ``secure_delete``)."""
-        self.lexical.evict(namespace)
-        self.vectors.evict(namespace)
+        """After ``forget`` or ``drop_namespace`` committed: remove what the removed memories
+        left in the namespace's postings and vectors held in memory, and on a SQLite file
+        truncate the ``-wal``, so that the removed content is nowhere (the file's freed space
+        is zeroed by ``secure_delete``).
+
+        Indexes that can (``scrub``: the postings, SQLite's vectors) bring what they hold in
+        step with the store and remove only the removed memories' entries, so the next
+        search reloads nothing: the work is the removed memories', not the namespace's.
+        Others drop all they hold of the namespace (``evict``), as do all when that fails."""
+        indexes = (self.lexical, self.vectors)
+        try:
+            with self.read() as conn:
+                for index in indexes:
+                    scrub = getattr(index, "scrub", None)
+                    if scrub is None:
+                        index.evict(namespace)
+                    else:
+                        scrub(conn, namespace)
+        except BaseException:
+            for index in indexes:  # whatever failed, no removed content stays behind
+                index.evict(namespace)
+            raise
         if self.dialect == "sqlite" and self.path is not None:
             from zenbrain.storage.sqlite.engine import truncate_wal
 

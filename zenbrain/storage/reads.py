@@ -1,4 +1,5 @@
-"""The memory reads recall runs on every call, as statements built once per namespace.
+"""The memory reads recall runs on every call, as statements built once per namespace, and
+the read by key that pages through a namespace's memories (:func:`memories_after`).
 
 Building a SQLAlchemy ``Select`` costs more than SQLite takes to run a lookup by key, so
 the statements :class:`~zenbrain.storage.repository.Repository` reads rows with are built
@@ -7,10 +8,11 @@ here, once per namespace (and layer), and only their parameters change from call
 
 from __future__ import annotations
 
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Column, Integer, Select, bindparam, select
+from sqlalchemy import Column, ColumnElement, Connection, Integer, Row, Select, bindparam, select
 
 from zenbrain.storage.schema import core_blocks, keyed_namespace_filter, memories, procedures
 from zenbrain.storage.subtree import in_subtree
@@ -19,6 +21,7 @@ __all__ = [
     "by_pk_statement",
     "core_statement",
     "latest_statement",
+    "memories_after",
     "memory_select",
 ]
 
@@ -80,3 +83,33 @@ def core_statement(namespace: str) -> Select[Any]:
     """The core blocks of ``namespace`` by label."""
     query = memory_select(namespace).where(memories.c.layer == "core")
     return query.order_by(core_blocks.c.label)
+
+
+def memories_after(
+    conn: Connection,
+    namespace: str,
+    layer: str,
+    condition: ColumnElement[bool],
+    after: tuple[datetime, int] | None,
+    limit: int,
+) -> list[Row[Any]]:
+    """At most ``limit`` memories of a namespace's layer that meet ``condition``, in
+    ``find()``'s order (``created_at``, then ``pk``), from just after ``after`` (the last
+    row's ``(created_at, pk)``; None: from the first).
+
+    Read by key: the index on (namespace, layer, created_at) starts where the key is, so a
+    page costs its own rows wherever it starts (an OFFSET reads again every row before it).
+    The memories stored at the key's very time (a batch shares one) are read apart, by pk:
+    SQLite's index entries end with the rowid (the pk), so that seeks too; PostgreSQL's do
+    not, and reads the memories of that one time again."""
+    query = memory_select(namespace).where(memories.c.layer == layer, condition)
+    rows: list[Row[Any]] = []
+    if after is not None:
+        at, pk = after
+        same_time = query.where(memories.c.created_at == at, memories.c.pk > pk)
+        rows = list(conn.execute(same_time.order_by(memories.c.pk).limit(limit)).all())
+        query = query.where(memories.c.created_at > at)
+    if len(rows) < limit:
+        later = query.order_by(memories.c.created_at, memories.c.pk).limit(limit - len(rows))
+        rows += conn.execute(later).all()
+    return rows

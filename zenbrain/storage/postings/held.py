@@ -49,19 +49,41 @@ class HeldPostingsIndex(LexicalIndex):
         raise NotImplementedError
 
     def evict(self, namespace: str) -> None:
-        """Drop the namespace's postings held in memory. A removed memory's words stay in
-        its scope's vocabulary until the scope is loaded again; after a purge
-        (``forget``, ``drop_namespace``) they must not, so the next search loads the scope
-        from the store, where they are gone."""
+        """Drop the namespace's postings held in memory (the next search loads them)."""
         with self._lock:
             for layer in ALL_LAYERS:
                 self._cache.pop(scope_tokens(namespace, layer, None)[0], None)
 
+    def scrub(self, conn: Connection, namespace: str) -> None:
+        """After a purge (``forget``, ``drop_namespace``) committed: nothing of a removed
+        memory may stay in memory, yet its postings, and its words in the scope's
+        vocabulary, stay until the scope is loaded again. So each of the namespace's scopes
+        held is brought in step with the store as ``conn`` sees it (a search's own catch-up,
+        which marks the removed memories dead) and what those still hold is scrubbed
+        (:meth:`ScopePostings.scrub`): work for the memories removed, not for the scope, and
+        the next search loads nothing. A scope with no live memory left, or more removed
+        memories to scrub than live ones, is dropped instead (loading it again reads no
+        more than scrubbing would touch)."""
+        with self._lock:
+            held = {
+                token: (namespace, layer)
+                for layer in ALL_LAYERS
+                if (token := scope_tokens(namespace, layer, None)[0]) in self._cache
+            }
+            if not held:
+                return
+            for token, postings in self._postings(conn, held).items():
+                if len(postings) == 0 or postings.unscrubbed > len(postings):
+                    del self._cache[token]
+                else:
+                    postings.scrub()
+
     @staticmethod
     def _needs_compacting(postings: ScopePostings) -> bool:
-        """Removed memories leave their postings behind: past as many as are live (and a
-        floor), loading the scope again compacts them."""
-        return postings.dead > max(RELOAD_AFTER_REMOVALS, len(postings))
+        """Removed memories leave their postings (or, scrubbed, their places) behind: past
+        as many as are live (and a floor), loading the scope again compacts them."""
+        removed = postings.dead + postings.vacated
+        return removed > max(RELOAD_AFTER_REMOVALS, len(postings))
 
     @staticmethod
     def _fill(postings: ScopePostings, rows: Iterable[PostingsRow]) -> int:

@@ -35,7 +35,7 @@ class ScopePostings:
     """Postings of one scope: per term, the positions of the memories holding it (``array``
     of int32) and the term's count in each (uint8). A memory's position is its place in the
     order memories were added; removing one marks its position dead, and its postings stay
-    until the scope is loaded again (they are skipped when searching).
+    (skipped when searching) until :meth:`scrub` removes them or the scope is loaded again.
 
     Each memory's terms in order (as term numbers, four bytes a term) and the time it was
     stored are kept too, so ranking the candidates reads nothing from disk (:meth:`documents`)."""
@@ -52,6 +52,7 @@ class ScopePostings:
         "_starts",
         "_term_ids",
         "_times",
+        "_to_scrub",
         "_vocabulary",
         "changes",
         "context_ids",
@@ -60,6 +61,7 @@ class ScopePostings:
         "max_pk",
         "removals_seen",
         "total_length",
+        "vacated",
     )
 
     def __init__(self, changes: int = 0) -> None:
@@ -70,6 +72,10 @@ class ScopePostings:
         self.max_pk = 0
         self.live = 0
         self.dead = 0
+        """Removed memories whose postings are still held (searches skip them)."""
+        self.vacated = 0
+        """Removed memories scrubbed (:meth:`scrub`): only their places in the per-memory
+        arrays are left, until the scope is loaded again."""
         self.total_length = 0
         self.context_ids: dict[str, int] = {}
         self._pks = array("q")
@@ -88,6 +94,7 @@ class ScopePostings:
         # ``_moved`` instead.
         self._search = array("q")
         self._moved: dict[int, int] = {}
+        self._to_scrub: list[int] = []  # positions removed since the last scrub
 
     def __len__(self) -> int:
         return self.live
@@ -224,10 +231,42 @@ class ScopePostings:
             return False
         self._alive[position] = 0
         self._moved.pop(pk, None)
+        self._to_scrub.append(position)
         self.live -= 1
         self.dead += 1
         self.total_length -= self._lengths[position]
         return True
+
+    @property
+    def unscrubbed(self) -> int:
+        """Removed memories :meth:`scrub` would remove now."""
+        return len(self._to_scrub)
+
+    def scrub(self) -> int:
+        """Remove what the memories removed since the last scrub still hold: their entries
+        in each term's postings, their terms in order, and each word no live memory holds any
+        more (from the vocabulary too), so nothing of them stays in memory (a purge). Costs a
+        binary search and a shift of one postings array per distinct term of each memory
+        scrubbed, nothing per memory of the scope. Returns how many were scrubbed."""
+        scrubbed, self._to_scrub = self._to_scrub, []
+        postings, sequence = self._postings, self._sequence
+        for position in scrubbed:
+            begin = self._starts[position]
+            end = begin + self._lengths[position]
+            for number in set(sequence[begin:end]):
+                where, tfs = postings[number]
+                at = bisect_left(where, position)  # positions are added in increasing order
+                if at < len(where) and where[at] == position:
+                    del where[at], tfs[at]
+                word = self._vocabulary[number]
+                if not where and word:  # a word only removed memories held
+                    if self._term_ids.get(word) == number:
+                        del self._term_ids[word]
+                    self._vocabulary[number] = ""  # its number is never given again
+            sequence[begin:end] = array("i", bytes(4 * (end - begin)))
+        self.dead -= len(scrubbed)
+        self.vacated += len(scrubbed)
+        return len(scrubbed)
 
     def _found(self, term: str) -> tuple[array[int], array[int]] | None:
         number = self._term_ids.get(term)
@@ -248,7 +287,7 @@ class ScopePostings:
         terms = np.frombuffer(self._sequence, dtype=np.int32)[gather]
         times = np.frombuffer(self._times, dtype=np.int64)[at]
         # The term mapping is shared, not copied: a term's number never changes once given,
-        # and terms added later are in none of these documents.
+        # and terms added (or scrubbed) later are in none of these documents.
         return keys, EncodedDocuments(terms, lengths, self._term_ids, self._vocabulary), times
 
     def _in_context(self, context: str | None) -> int | None:

@@ -16,7 +16,9 @@ A scope (namespace and layer) is held in memory in one of two forms:
   (``benchmarks.scale.ann`` and ``benchmarks.scale`` measure how often they are).
 
 Both forms grow in place into preallocated buffers (doubling), so loading or appending never
-copies the whole matrix more than once. Every write bumps the scope's row in
+copies the whole matrix more than once. A removed row is zeroed where it is and skipped by
+searches, and the rows are compacted only once a quarter of them are removed: a removal
+costs the rows removed, not the scope. Every write bumps the scope's row in
 ``zb_vector_versions``, and every removal is logged in ``zb_vector_removals``; a search
 compares that version with the cached one and, when another process wrote, drops the keys
 logged as removed since, reads back those stored again under their key (a changed vector)
@@ -56,24 +58,30 @@ _READ_CHUNK = 4096
 REMOVAL_LOG_KEPT = 10_000
 """Entries of ``zb_vector_removals`` kept; a process further behind reads its scope again."""
 _SQL_IN_CHUNK = 900  # below SQLite's default limit of bound parameters
+_COMPACT_MIN_REMOVED = 1_024
+"""Removed rows a scope holds (zeroed) before it is compacted, when also a quarter of it."""
 
 
 class _Rows:
     """One scope's rows held in memory: primary keys, contexts and either float32 vectors
     (``exact``) or their int8 quantisation with its :func:`centred_codes` around
-    ``centre``, in preallocated buffers grown by doubling."""
+    ``centre``, in preallocated buffers grown by doubling. A removed row stays in its place,
+    zeroed and marked dead (``alive``), until :meth:`keep` compacts the rows."""
 
     __slots__ = (
+        "_alive",
         "_codes",
         "_contexts",
         "_pks",
         "_scales",
         "_vectors",
         "centre",
+        "dead",
         "dimension",
+        "filled",
+        "in_key_order",
         "max_pk",
         "removals_seen",
-        "size",
         "version",
     )
 
@@ -81,10 +89,15 @@ class _Rows:
         self.version = version
         self.removals_seen = 0  # the last entry of zb_vector_removals applied here
         self.dimension = dimension
-        self.size = 0
+        self.filled = 0  # rows in the buffers, the removed ones still in place included
+        self.dead = 0  # those removed (zeroed)
         self.max_pk = 0
+        # Keys only grow, so rows appended as stored are in key order; a key stored again
+        # is appended out of order, until the next compaction sorts the rows.
+        self.in_key_order = True
         capacity = max(capacity, 64)
         self._pks = np.zeros(capacity, dtype=np.int64)
+        self._alive = np.zeros(capacity, dtype=bool)
         self._contexts = np.empty(capacity, dtype=object)
         self._vectors = np.zeros((capacity, dimension), dtype=np.int8 if int8 else np.float32)
         # Word-major: a scan reads each word of every row as one contiguous run.
@@ -99,76 +112,119 @@ class _Rows:
         return self._vectors.dtype == np.float32
 
     @property
+    def size(self) -> int:
+        """Live rows (those filled, less those removed)."""
+        return self.filled - self.dead
+
+    @property
     def pks(self) -> np.ndarray:
-        return self._pks[: self.size]
+        return self._pks[: self.filled]
+
+    @property
+    def alive(self) -> np.ndarray:
+        """Whether each row is live (false: removed, zeroed until compacted)."""
+        return self._alive[: self.filled]
 
     @property
     def contexts(self) -> np.ndarray:
-        return self._contexts[: self.size]
+        return self._contexts[: self.filled]
 
     @property
     def vectors(self) -> np.ndarray:
-        return self._vectors[: self.size]
+        return self._vectors[: self.filled]
 
     @property
     def codes(self) -> np.ndarray:
         """Sign codes of the int8 rows, word-major: ``codes[w]`` is word ``w`` of every row
         (empty while ``exact``)."""
-        return self._codes[:, : self.size]
+        return self._codes[:, : self.filled]
 
     @property
     def scales(self) -> np.ndarray:
         """:func:`int8_scales` of the int8 rows (empty while ``exact``)."""
-        return self._scales[: self.size]
+        return self._scales[: self.filled]
 
     def _reserve(self, needed: int) -> None:
         if needed <= len(self._pks):
             return
         capacity = max(needed, 2 * len(self._pks))
         pks = np.zeros(capacity, dtype=np.int64)
-        pks[: self.size] = self._pks[: self.size]
+        pks[: self.filled] = self._pks[: self.filled]
+        alive = np.zeros(capacity, dtype=bool)
+        alive[: self.filled] = self._alive[: self.filled]
         contexts = np.empty(capacity, dtype=object)
-        contexts[: self.size] = self._contexts[: self.size]
+        contexts[: self.filled] = self._contexts[: self.filled]
         grown = np.zeros((capacity, self.dimension), dtype=self._vectors.dtype)
-        grown[: self.size] = self._vectors[: self.size]
-        self._pks, self._contexts, self._vectors = pks, contexts, grown
+        grown[: self.filled] = self._vectors[: self.filled]
+        self._pks, self._alive, self._contexts, self._vectors = pks, alive, contexts, grown
         if not self.exact:
             codes = np.zeros((self._codes.shape[0], capacity), dtype=np.uint64)
-            codes[:, : self.size] = self._codes[:, : self.size]
+            codes[:, : self.filled] = self._codes[:, : self.filled]
             scales = np.zeros(capacity, dtype=np.float32)
-            scales[: self.size] = self._scales[: self.size]
+            scales[: self.filled] = self._scales[: self.filled]
             self._codes, self._scales = codes, scales
 
     def append(self, pks: Sequence[int], rows: np.ndarray, contexts: Sequence[str | None]) -> None:
         """Add rows (float32, one per key); they are quantised here when the scope is int8."""
         if not len(pks):
             return
-        end = self.size + len(pks)
+        end = self.filled + len(pks)
         self._reserve(end)
-        self._pks[self.size : end] = pks
-        self._contexts[self.size : end] = list(contexts)
+        keys = np.asarray(pks, dtype=np.int64)
+        if keys[0] <= self.max_pk or np.any(keys[1:] <= keys[:-1]):
+            self.in_key_order = False
+        self._pks[self.filled : end] = keys
+        self._alive[self.filled : end] = True
+        self._contexts[self.filled : end] = list(contexts)
         if self.exact:
-            self._vectors[self.size : end] = rows
+            self._vectors[self.filled : end] = rows
         else:
             if self.centre is None:
                 self.centre = code_centre(rows[:CENTRE_SAMPLE_ROWS])
-            _encode_int8(rows, self.centre, self._vectors, self._codes, self._scales, self.size)
-        self.size = end
-        self.max_pk = max(self.max_pk, int(np.max(np.asarray(pks))))
+            _encode_int8(rows, self.centre, self._vectors, self._codes, self._scales, self.filled)
+        self.filled = end
+        self.max_pk = max(self.max_pk, int(keys.max()))
+
+    def remove(self, pks: np.ndarray) -> None:
+        """Remove the live rows with these keys: each zeroed in place (no copy of its vector
+        or context stays behind) and skipped by searches; the rows are compacted once a
+        quarter of them (and :data:`_COMPACT_MIN_REMOVED`) are removed. Costs the keys
+        removed (a binary search each while the rows are in key order), not the rows."""
+        if self.size == 0:
+            return
+        if self.in_key_order:
+            at = np.minimum(np.searchsorted(self.pks, pks), self.filled - 1)
+            at = at[self.pks[at] == pks]
+        else:
+            at = np.flatnonzero(np.isin(self.pks, pks))
+        at = at[self._alive[at]]
+        self._alive[at] = False
+        self._contexts[at] = None
+        self._vectors[at] = 0
+        if not self.exact:
+            self._codes[:, at] = 0
+            self._scales[at] = 0
+        self.dead += len(at)
+        if self.dead > max(_COMPACT_MIN_REMOVED, self.filled // 4):
+            self.keep(self.alive)
 
     def keep(self, mask: np.ndarray) -> None:
-        """Drop the rows where ``mask`` is false, compacting in place."""
-        kept = int(mask.sum())
-        if kept == self.size:
+        """Drop the rows where ``mask`` is false, and the removed ones, compacting in place
+        (in key order again if some were stored out of it)."""
+        picked = np.flatnonzero(mask & self.alive)
+        kept = len(picked)
+        if kept == self.filled:
             return
-        for buffer in (self._pks, self._contexts, self._vectors):
-            buffer[:kept] = buffer[: self.size][mask]
-            buffer[kept : self.size] = 0  # no copy of a removed vector stays behind
+        if not self.in_key_order:
+            picked = picked[np.argsort(self.pks[picked], kind="stable")]
+        for buffer in (self._pks, self._alive, self._contexts, self._vectors):
+            buffer[:kept] = buffer[: self.filled][picked]
+            buffer[kept : self.filled] = 0  # no copy of a removed vector stays behind
         if not self.exact:
-            self._codes[:, :kept] = self._codes[:, : self.size][:, mask]
-            self._codes[:, kept : self.size] = 0
-            self._scales[:kept] = self._scales[: self.size][mask]
-        self.size = kept
+            self._codes[:, :kept] = self._codes[:, : self.filled][:, picked]
+            self._codes[:, kept : self.filled] = 0
+            self._scales[:kept] = self._scales[: self.filled][picked]
+        self.filled, self.dead, self.in_key_order = kept, 0, True
         self.max_pk = int(self._pks[:kept].max()) if kept else 0
 
     def to_int8(self) -> None:
@@ -178,9 +234,9 @@ class _Rows:
         quantized = np.zeros((len(self._pks), self.dimension), dtype=np.int8)
         codes = np.zeros((code_words(self.dimension), len(self._pks)), dtype=np.uint64)
         scales = np.zeros(len(self._pks), dtype=np.float32)
-        self.centre = code_centre(self._vectors[: min(self.size, CENTRE_SAMPLE_ROWS)])
-        for begin in range(0, self.size, _READ_CHUNK):
-            chunk = self._vectors[begin : min(self.size, begin + _READ_CHUNK)]
+        self.centre = code_centre(self._vectors[: min(self.filled, CENTRE_SAMPLE_ROWS)])
+        for begin in range(0, self.filled, _READ_CHUNK):
+            chunk = self._vectors[begin : min(self.filled, begin + _READ_CHUNK)]
             _encode_int8(chunk, self.centre, quantized, codes, scales, begin)
         self._vectors, self._codes, self._scales = quantized, codes, scales
 
@@ -216,6 +272,20 @@ class SqliteVectorIndex:
         with self._lock:
             for key in [key for key in self._cache if key[0] == namespace]:
                 del self._cache[key]
+
+    def scrub(self, conn: Connection, namespace: str) -> None:
+        """After a purge: each of the namespace's scopes held brought in step with the store
+        as ``conn`` sees it (a search's own catch-up, which zeroes the rows other writers
+        removed; this process zeroes its own as it removes them), and one left without a
+        live row dropped. Nothing is read again that is still held."""
+        with self._lock:
+            held = [
+                (key, rows.dimension) for key, rows in self._cache.items() if key[0] == namespace
+            ]
+        for (_, layer), dimension in held:
+            if self._load(conn, namespace, layer, dimension).size == 0:
+                with self._lock:
+                    self._cache.pop((namespace, layer), None)
 
     def install(self, conn: Connection, dimension: int) -> None:
         """Nothing to create: ``zb_vectors`` is part of the shared schema."""
@@ -304,7 +374,9 @@ class SqliteVectorIndex:
                 if cached.version != previous:
                     self._cache.pop((namespace, layer), None)
                     continue
-                cached.keep(~np.isin(cached.pks, gone))
+                # Zeroed in place. Rolled back, the next search finds this copy short of the
+                # count stored and reads them back (_resync).
+                cached.remove(gone)
                 cached.version = current
 
     # ------------------------------------------------------------------ loading
@@ -405,7 +477,7 @@ class SqliteVectorIndex:
         after = cached.max_pk
         if removed:
             gone = np.unique(np.asarray(removed, dtype=np.int64))
-            cached.keep(~np.isin(cached.pks, gone))
+            cached.remove(gone)
             again = gone[gone <= after].tolist()  # later keys come with the new rows below
             for chunk in self._read_by_pk(conn, namespace, layer, again):
                 if chunk:
@@ -428,7 +500,7 @@ class SqliteVectorIndex:
             ),
             dtype=np.int64,
         )
-        cached.keep(np.isin(cached.pks, present))
+        cached.keep(np.isin(cached.pks, present))  # the removed rows go too
         missing = np.setdiff1d(present, cached.pks, assume_unique=True)
         for chunk in self._read_by_pk(conn, namespace, layer, missing.tolist()):
             if chunk:
@@ -450,18 +522,24 @@ class SqliteVectorIndex:
             return []
         with self._lock:
             pks, rows, codes, scales = loaded.pks, loaded.vectors, loaded.codes, loaded.scales
+            removed = ~loaded.alive if loaded.dead else None  # rows zeroed in place
             if context is not None:
-                positions = np.flatnonzero(loaded.contexts == context)
-                pks, rows = pks[positions], rows[positions]
+                positions = np.flatnonzero(loaded.contexts == context)  # removed: no context
+                pks, rows, removed = pks[positions], rows[positions], None
                 if not loaded.exact:
                     codes, scales = codes[:, positions], scales[positions]
             if len(pks) == 0:
                 return []
             if loaded.exact:
                 sims = dot_rows(rows, query)
+                if removed is not None:  # ranked as if compacted: ties break alike
+                    live = np.flatnonzero(~removed)
+                    pks, sims = pks[live], sims[live]
                 top = top_positions(sims, limit)
                 return [(int(pks[i]), float(sims[i])) for i in top]
             candidates = prefilter_candidates(rows, codes, query, limit, scales, loaded.centre)
+            if removed is not None:
+                candidates = candidates[~removed[candidates]]
             chosen = pks[candidates]
         return self.rescore(conn, chosen.tolist(), query, limit)
 
