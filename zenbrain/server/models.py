@@ -6,9 +6,9 @@ model with a default, so older clients keep working."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, Strict
 
 __all__ = [
     "ApiKeyInfo",
@@ -54,6 +54,7 @@ __all__ = [
 ]
 
 Text = Field(max_length=1_000_000)
+LaxTime = Annotated[datetime, Strict(False)]
 
 
 class _Request(BaseModel):
@@ -156,8 +157,9 @@ class RecallRequest(_Request):
     where: dict[str, Any] | None = None
     subtree: bool = False
     current_only: bool = False  # leave out memories a newer one replaced
-    as_of: datetime | None = None  # answer as of this moment (with a timezone)
-    time_range: tuple[datetime, datetime] | None = None  # prefer memories of this span
+    # Times arrive as ISO 8601 text: parsed, the one lax conversion of a strict body.
+    as_of: LaxTime | None = None  # answer as of this moment (with a timezone)
+    time_range: Annotated[tuple[LaxTime, LaxTime], Strict(False)] | None = None  # this span first
     explain: bool = False
 
 
