@@ -29,14 +29,19 @@ def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[s
     if request.param == "sqlite":
         yield str(tmp_path / "memory.db")
         return
+    with fresh_database(postgres_server(request)) as url:
+        yield url
+
+
+def postgres_server(request: pytest.FixtureRequest) -> str:
+    """The test PostgreSQL server's URL; skips without one, fails when CI requires it."""
     try:
-        server = request.getfixturevalue("postgres_url")
+        server: str = request.getfixturevalue("postgres_url")
     except pytest.skip.Exception:
         if REQUIRE_POSTGRES:
             pytest.fail("PostgreSQL is required here (ZENBRAIN_REQUIRE_POSTGRES=1) but unavailable")
         raise
-    with fresh_database(server) as url:
-        yield url
+    return server
 
 
 @pytest.fixture

@@ -4,15 +4,13 @@ them (tests/conftest.py), but several per test."""
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import postgres_server
 from zenbrain.testing.postgres import fresh_database
-
-REQUIRE_POSTGRES = os.environ.get("ZENBRAIN_REQUIRE_POSTGRES") == "1"
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -22,11 +20,6 @@ def new_location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Cal
     if request.param == "sqlite":
         yield lambda name: str(tmp_path / f"{name}.db")
         return
-    try:
-        server = request.getfixturevalue("postgres_url")
-    except pytest.skip.Exception:
-        if REQUIRE_POSTGRES:
-            pytest.fail("PostgreSQL is required here (ZENBRAIN_REQUIRE_POSTGRES=1) but unavailable")
-        raise
+    server = postgres_server(request)
     with contextlib.ExitStack() as databases:
         yield lambda _name: databases.enter_context(fresh_database(server))

@@ -5,7 +5,8 @@ closes only what is still current when it commits. Both back ends."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from zenbrain import MemoryCoordinator
 
@@ -27,50 +28,46 @@ class _HeldResolver:
         return self.offered
 
 
-def _store_in_thread(memory: MemoryCoordinator, content: str) -> tuple[threading.Thread, list[str]]:
-    stored: list[str] = []
-
-    def run() -> None:
-        stored.append(memory.store(content, layer="semantic"))
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread, stored
-
-
-def test_a_slow_resolver_holds_up_no_other_call(store_location: str) -> None:
+@contextmanager
+def _update_held_by_the_model(
+    store_location: str,
+) -> Iterator[tuple[MemoryCoordinator, str, list[str]]]:
+    """A store with a password fact, and an update of it stored in another thread whose
+    resolver is asked and held until the block ends: ``(memory, old id, [new id])``."""
     resolver = _HeldResolver()
     with MemoryCoordinator(store_location, supersession=resolver) as memory:
         old = memory.store("The office wifi password is tulip", layer="semantic")
         resolver.asked.clear()
-        thread, stored = _store_in_thread(memory, "The office wifi password is now lantern")
-        try:
-            assert resolver.asked.wait(WAIT)
-            # While the model is thinking, the store answers reads and takes writes.
-            assert [r.id for r in memory.recall("office wifi password", limit=5)] == [old]
-            other = memory.store("The printer is on the second floor", layer="episodic")
-            assert memory.get(other) is not None
-        finally:
-            resolver.answer.set()
-            thread.join(WAIT)
-        assert not thread.is_alive()
-        replaced = memory.get(old)
-        assert replaced is not None and replaced.superseded_by == stored[0]
+        stored: list[str] = []
 
+        def run() -> None:
+            stored.append(memory.store("The office wifi password is now lantern", layer="semantic"))
 
-def test_what_was_forgotten_while_the_model_thought_is_not_closed(store_location: str) -> None:
-    resolver = _HeldResolver()
-    with MemoryCoordinator(store_location, supersession=resolver) as memory:
-        old = memory.store("The office wifi password is tulip", layer="semantic")
-        resolver.asked.clear()
-        thread, stored = _store_in_thread(memory, "The office wifi password is now lantern")
+        thread = threading.Thread(target=run)
+        thread.start()
         try:
             assert resolver.asked.wait(WAIT)
             assert resolver.offered == [old]
-            assert memory.forget(old, "semantic").forgotten
+            yield memory, old, stored
         finally:
             resolver.answer.set()
             thread.join(WAIT)
-        new = memory.get(stored[0])
-        assert new is not None and new.valid_to is None  # stored, current, nothing to close
-        assert memory.get(old) is None
+        assert not thread.is_alive() and stored
+
+
+def test_a_slow_resolver_holds_up_no_other_call(store_location: str) -> None:
+    with _update_held_by_the_model(store_location) as (memory, old, stored):
+        # While the model is thinking, the store answers reads and takes writes.
+        assert [r.id for r in memory.recall("office wifi password", limit=5)] == [old]
+        other = memory.store("The printer is on the second floor", layer="episodic")
+        assert memory.get(other) is not None
+    replaced = memory.get(old)
+    assert replaced is not None and replaced.superseded_by == stored[0]
+
+
+def test_what_was_forgotten_while_the_model_thought_is_not_closed(store_location: str) -> None:
+    with _update_held_by_the_model(store_location) as (memory, old, stored):
+        assert memory.forget(old, "semantic").forgotten
+    new = memory.get(stored[0])
+    assert new is not None and new.valid_to is None  # stored, current, nothing to close
+    assert memory.get(old) is None
