@@ -171,6 +171,12 @@ def test_a_bad_row_imports_nothing(db: str) -> None:
     assert zb_json("list", "--db", db)["count"] == 1
     not_json = zb("import", "-", "--db", db, stdin="{oops\n")
     assert not_json.returncode == 1 and "line 1: not JSON" in not_json.stderr
+    bad_block = '{"content": "fine"}\n{"content": "x", "layer": "core", "label": 5}\n'
+    refused = zb("import", "-", "--db", db, stdin=bad_block)
+    assert refused.returncode == 1 and "row 2" in refused.stderr and "label" in refused.stderr
+    assert zb_json("list", "--db", db)["count"] == 1  # the good row before it was not kept
+    named = zb("import", "-", "--db", db, stdin='{"content": "x", "colour": "red"}\n')
+    assert "for a core block, label" in named.stderr  # export writes label: import takes it
 
 
 def test_progress_bars_draw_on_a_terminal_only(db: str) -> None:

@@ -48,6 +48,9 @@ HOSTILE_BODIES: list[tuple[str, str, bytes]] = [
     ("POST", "/v1/interactions", b'{"turns": [{"role": "", "content": "x"}]}'),
     ("POST", "/v1/import", b'{"content": "ok"}\n{"content": ""}\n'),
     ("POST", "/v1/import", b'{"content": "ok", "label": 5, "layer": "core"}\n'),
+    # A bad core row after a good memory: the memory must not be stored either.
+    ("POST", "/v1/import", b'{"content": "ok"}\n{"content": "x", "label": 5, "layer": "core"}\n'),
+    ("POST", "/v1/import", b'{"content": "ok"}\n{"content": " ", "label": "p", "layer": "core"}\n'),
     ("POST", "/v1/tools/zenbrain_store", b'{"content": "x", "type": "nope"}'),
     ("POST", "/v1/tools/zenbrain_recall", b"not json"),
     ("POST", "/v1/embed-missing", b'{"batch_size": 0}'),

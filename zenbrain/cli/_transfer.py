@@ -11,7 +11,7 @@ import csv
 import io
 import json
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ from zenbrain.cli._options import EXIT_OK, global_options, open_memory, settings
 from zenbrain.cli._output import emit, progress
 from zenbrain.config import resolve_location
 from zenbrain.errors import InvalidInputError
+from zenbrain.layers import validate_label
 
 if TYPE_CHECKING:
     from zenbrain.types import RecallResult
@@ -119,12 +120,37 @@ def _store_args(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
     unknown = set(raw) - set(FIELDS) - {"label"} - _IGNORED_ON_IMPORT
     if unknown:
         raise InvalidInputError(
-            f"{where}: unknown field(s) {sorted(unknown)}; a row may have {', '.join(FIELDS)}"
+            f"{where}: unknown field(s) {sorted(unknown)}; a row may have "
+            f"{', '.join(FIELDS)} and, for a core block, label"
         )
     args = {k: v for k, v in raw.items() if k not in _IGNORED_ON_IMPORT and v is not None}
     if "content" not in args:
         raise InvalidInputError(f"{where}: a row needs a 'content' field")
     return args
+
+
+def split_import(
+    rows: Sequence[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
+    """An import's rows as ``store_many`` items and the core blocks to set under their labels
+    (a core row with a label keeps it; store() would derive another), every core block
+    checked here: an import writes nothing until every row has passed, and ``store_many``
+    checks its items before it writes."""
+    items: list[dict[str, Any]] = []
+    blocks: list[tuple[str, str]] = []
+    for position, row in enumerate(rows, start=1):
+        if row.get("layer") == "core" and "label" in row:
+            try:
+                label = validate_label(row["label"])
+                content = row["content"]
+                if not isinstance(content, str) or not content.strip():
+                    raise InvalidInputError("a core block's content must be non-empty text")
+            except InvalidInputError as exc:
+                raise InvalidInputError(f"row {position}: {exc}") from exc
+            blocks.append((label, content))
+        else:
+            items.append({k: v for k, v in row.items() if k != "label"})
+    return items, blocks
 
 
 def read_rows(stream: IO[str], fmt: str) -> list[dict[str, Any]]:
@@ -281,18 +307,11 @@ def import_(file: str, fmt: str | None) -> int:
                 rows = read_rows(stream, chosen)
         except OSError as exc:
             raise InvalidInputError(f"cannot read {file}: {exc.strerror}") from exc
-    core, others = [], []
-    for row in rows:
-        if row.get("layer") == "core" and "label" in row:
-            core.append(row)
-        else:
-            row.pop("label", None)
-            others.append(row)
+    others, core = split_import(rows)
     with open_memory(write=True, embed=True) as memory:
         with progress("importing") as bar:
             ids = memory.store_many(others, progress=bar)
-        for row in core:  # a core block keeps its label (store() would derive a new one)
-            ids.append(memory.set_core_block(row["label"], row["content"]).id)
+        ids += [memory.set_core_block(label, content).id for label, content in core]
     emit(
         {"imported": len(ids), "ids": ids}, f"imported {len(ids)} memories", as_json=settings().json
     )

@@ -15,10 +15,12 @@ and in :mod:`zenbrain.stages`.
 - :mod:`~zenbrain.layers.routing`: which layer ``store()`` picks when none is named.
 
 The layer names themselves are :data:`zenbrain.types.ALL_LAYERS`. Public here: which chat
-turns are worth remembering (:func:`worth_remembering`, for the integrations); the rest is
-internal.
+turns are worth remembering (:func:`worth_remembering`, for the integrations) and a core
+block's label as ``set_core_block`` checks it (:func:`validate_label`, for importers that
+must refuse a bad row before they write any); the rest is internal.
 """
 
+from zenbrain.layers.core import validate_label
 from zenbrain.layers.short_term import worth_remembering
 
-__all__ = ["worth_remembering"]
+__all__ = ["validate_label", "worth_remembering"]

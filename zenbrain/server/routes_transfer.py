@@ -15,7 +15,7 @@ from fastapi import APIRouter, Query, Request
 from starlette.background import BackgroundTask
 from starlette.responses import FileResponse, Response, StreamingResponse
 
-from zenbrain.cli._transfer import export_row, read_rows
+from zenbrain.cli._transfer import export_row, read_rows, split_import
 from zenbrain.coordinator import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
 from zenbrain.server.access import Caller, Memory
@@ -81,15 +81,10 @@ async def import_(request: Request, memory: Memory) -> ImportResponse:
     except UnicodeDecodeError as exc:
         raise InvalidInputError(f"an import is UTF-8 JSON lines; byte {exc.start} is not") from exc
     rows = await asyncio.to_thread(read_rows, io.StringIO(text), "jsonl")
-    core = [row for row in rows if row.get("layer") == "core" and "label" in row]
-    others = [row for row in rows if not (row.get("layer") == "core" and "label" in row)]
-    for row in others:
-        row.pop("label", None)
+    others, core = split_import(rows)  # every row checked before anything is written
     ids = await memory.astore_many(others) if others else []
-    for row in core:
-        if not isinstance(row["label"], str):
-            raise InvalidInputError(f"a core block's label is text, got {row['label']!r}")
-        ids.append((await memory.aset_core_block(row["label"], row["content"])).id)
+    for label, content in core:
+        ids.append((await memory.aset_core_block(label, content)).id)
     return ImportResponse(imported=len(ids), ids=ids)
 
 
