@@ -347,16 +347,10 @@ class Repository:
             )
 
     def unpromoted_episodes(self, conn: Connection, min_weight: float, limit: int) -> list[Any]:
-        # Each episode's link looked up by its key, from the newest episode on, not the
-        # namespace's every link read (NOT IN) on each pass.
-        promoted = (
-            select(consolidation_links.c.episode_id)
-            .where(
-                consolidation_links.c.episode_id == memories.c.id,
-                consolidation_links.c.namespace == self.namespace,
-            )
-            .exists()
-        )
+        # Each episode's link looked up by its key, not every link read (NOT IN) each pass.
+        links = consolidation_links.c
+        link = links.episode_id == memories.c.id
+        promoted = select(links.episode_id).where(link, links.namespace == self.namespace).exists()
         return list[Any](
             conn.execute(
                 select(memories.c.id, memories.c.content, memories.c.context, memories.c.created_at)

@@ -275,7 +275,6 @@ claims = Table(
     Column("memory_pk", _PK, ForeignKey("zb_memories.pk", ondelete="CASCADE"), nullable=False),
     PrimaryKeyConstraint("namespace", "about", "memory_pk", name="zb_claims_pkey"),
     Index("zb_claims_memory", "memory_pk"),
-    sqlite_with_rowid=False,  # the primary key is the table: one b-tree, not two
 )
 
 # Namespaces holding memories stored with knowledge updates off (``supersession=False``),
