@@ -9,6 +9,7 @@ from pathlib import Path
 
 from benchmarks.common.paths import BENCHMARKS_DOC, DOCS_DIR
 from benchmarks.runner import Command, choice_list, int_list
+from benchmarks.scale.baseline import Baseline, parse_baseline
 from benchmarks.scale.harness import (
     DEFAULT_BACKENDS,
     DEFAULT_FLOOR_SIZES,
@@ -20,8 +21,9 @@ from benchmarks.scale.harness import (
     PROFILE_SIZE,
     run_benchmark,
 )
+from benchmarks.scale.plot import plot
 from benchmarks.scale.report import markdown_section, write_docs
-from benchmarks.scale.results import load_results, save_results
+from benchmarks.scale.results import load_results, merge_runs, save_results
 from benchmarks.scale.systems import RunSettings
 
 NAME = "scale"
@@ -77,6 +79,20 @@ def command_line() -> Command:
         default=POSTGRES_SHARED_BUFFERS,
         help="shared_buffers of the throwaway PostgreSQL server (ignored for an external one)",
     )
+    parser.add_argument(
+        "--supersession-off",
+        action="store_true",
+        help="after each zenbrain measurement, the same with supersession=False (a row of "
+        "its own: what the knowledge-update rules cost)",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=_baseline,
+        metavar="PATH[=LABEL]",
+        help="after each zenbrain measurement, the same with the zenbrain package of the tree "
+        "at PATH (a git worktree of an older commit), in a child process; LABEL names its rows "
+        "(default: the tree's short commit)",
+    )
     cli.add_corpus(default="synthetic")
     parser.add_argument(
         "--no-isolate",
@@ -84,7 +100,10 @@ def command_line() -> Command:
         help="measure in this process instead of one forked child per measurement",
     )
     parser.add_argument(
-        "--plot", type=Path, help="default: docs/scale.png, or docs/scale-locomo.png for LoCoMo"
+        "--plot",
+        type=Path,
+        help="default: docs/scale.png, or docs/scale-locomo.png for LoCoMo (written with "
+        "--write-docs, or whenever given)",
     )
     parser.add_argument(
         "--results",
@@ -94,9 +113,18 @@ def command_line() -> Command:
     parser.add_argument(
         "--from-results",
         type=Path,
-        help="rebuild the report from a results file instead of measuring",
+        nargs="+",
+        help="rebuild the report from a results file instead of measuring (several: their "
+        "measurements in one report, e.g. the one-million runs of each back end)",
     )
     return cli
+
+
+def _baseline(text: str) -> Baseline:
+    try:
+        return parse_baseline(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -108,9 +136,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = cli.parse(argv)
     stem = "scale-locomo" if args.corpus == "locomo" else "scale"
     results = args.results or (DOCS_DIR / f"{stem}-results.json" if args.write_docs else None)
+    plot_given = args.plot is not None
     args.plot = args.plot or DOCS_DIR / f"{stem}.png"
     if args.from_results is not None:
-        run = load_results(args.from_results)
+        run = merge_runs([load_results(path) for path in args.from_results])
     else:
         run = run_benchmark(
             args.sizes,
@@ -132,6 +161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             isolate=not args.no_isolate,
             modes=args.modes,
             postgres_shared_buffers=args.postgres_shared_buffers,
+            supersession_off=args.supersession_off,
+            baseline=args.baseline,
             command=cli.command_as_given(argv),
         )
         if results is not None:
@@ -140,6 +171,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.write_docs:
         write_docs(run, args.docs, args.plot)
         print(f"wrote {args.docs} and {args.plot}", file=sys.stderr)
+    elif plot_given:
+        plot(run, args.plot)
+        print(f"wrote {args.plot}", file=sys.stderr)
     print(markdown_section(run, plot_name=args.plot.name))
     return 0
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,7 @@ from tqdm import tqdm
 
 from benchmarks.common.corpora import make_corpus_of
 from benchmarks.common.machine import machine_facts
+from benchmarks.scale.baseline import Baseline, measure_in_tree
 from benchmarks.scale.peers import (
     available,
     measure_bm25s,
@@ -27,7 +28,7 @@ from benchmarks.scale.peers import (
     measure_fts5,
     measure_mem0,
 )
-from benchmarks.scale.probe import peak_rss_bytes
+from benchmarks.scale.probe import peak_rss_bytes, reset_peak_rss, rss_bytes
 from benchmarks.scale.profiling import profile_coordinator
 from benchmarks.scale.results import ScaleRun
 from benchmarks.scale.systems import (
@@ -37,8 +38,8 @@ from benchmarks.scale.systems import (
     measure_llamaindex,
     measure_numpy,
     measure_zenbrain,
-    postgres_facts,
 )
+from benchmarks.scale.tables import SUPERSESSION_OFF
 
 __all__ = [
     "DEFAULT_BACKENDS",
@@ -49,6 +50,8 @@ __all__ = [
     "PEER_MAX_SIZE",
     "POSTGRES_SHARED_BUFFERS",
     "PROFILE_SIZE",
+    "blas_limit",
+    "postgres_facts",
     "run_benchmark",
 ]
 
@@ -67,7 +70,7 @@ POSTGRES_SHARED_BUFFERS = "4GB"
 
 
 @contextlib.contextmanager
-def _blas_threads(threads: int | None) -> Iterator[str]:
+def blas_limit(threads: int | None) -> Iterator[str]:
     """Pin BLAS (numpy's matrix products) to ``threads`` for the whole run; ``None`` keeps
     the library default. Yields a description for the report."""
     if threads is None:
@@ -80,6 +83,34 @@ def _blas_threads(threads: int | None) -> Iterator[str]:
         return
     with threadpool_limits(limits=threads, user_api="blas"):
         yield f"BLAS pinned to {threads} thread(s) with threadpoolctl"
+
+
+def postgres_facts(server_url: str) -> dict[str, str]:
+    """Server and pgvector versions, for the machine facts."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(server_url)
+    try:
+        with engine.connect() as conn:
+            version = conn.execute(text("SHOW server_version")).scalar_one()
+            vector = conn.execute(
+                text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+            ).scalar()
+            settings: dict[str, str] = dict(
+                conn.execute(
+                    text(
+                        "SELECT name, setting FROM pg_settings WHERE name IN "
+                        "('fsync', 'synchronous_commit', 'shared_buffers', 'max_parallel_workers')"
+                    )
+                ).all()
+            )
+    finally:
+        engine.dispose()
+    return {
+        "postgres": str(version).split()[0],
+        "pgvector": str(vector),
+        **{f"pg_{k}": str(v) for k, v in settings.items()},
+    }
 
 
 @contextlib.contextmanager
@@ -97,21 +128,17 @@ def _postgres(wanted: bool, shared_buffers: str) -> Iterator[str | None]:
 _Work = Callable[[], tuple[Measurement, Any]]
 
 
-def _rss_now() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    return 0
-
-
-def _reset_peak_rss() -> None:
-    """Make ``VmHWM`` start again from the current RSS (Linux 4.0+)."""
-    with contextlib.suppress(OSError):
-        Path("/proc/self/clear_refs").write_text("5")
-
-
 def _in_process(work: _Work, label: str) -> tuple[Measurement, Any] | None:
     return work()
+
+
+def _in_process_or_none(work: _Work, label: str) -> tuple[Measurement, Any] | None:
+    """``work()``, or None (with why on stderr) when it fails, as a child's failure is."""
+    try:
+        return work()
+    except Exception as exc:
+        print(f"{label}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return None
 
 
 def _in_child(work: _Work, label: str) -> tuple[Measurement, Any] | None:
@@ -121,8 +148,8 @@ def _in_child(work: _Work, label: str) -> tuple[Measurement, Any] | None:
     reader, writer = context.Pipe(duplex=False)
 
     def child() -> None:
-        _reset_peak_rss()
-        before = _rss_now()
+        reset_peak_rss()
+        before = rss_bytes()
         try:
             measurement, extra = work()
             measurement.rss_growth_bytes = max(0, peak_rss_bytes() - before)
@@ -152,6 +179,42 @@ def _measure_zenbrain_with_profile(
     return measure_zenbrain(corpus, size, **arguments), run.profile
 
 
+def _measure_without_supersession(
+    corpus: Any, size: int, **arguments: Any
+) -> tuple[Measurement, None]:
+    measured = measure_zenbrain(corpus, size, supersession=False, **arguments)
+    measured.system = SUPERSESSION_OFF
+    return measured, None
+
+
+_Runner = Callable[[_Work, str], "tuple[Measurement, Any] | None"]
+
+
+def _variants(
+    corpus: Any,
+    size: int,
+    arguments: dict[str, Any],
+    *,
+    supersession_off: bool,
+    baseline: Baseline | None,
+    blas_threads: int | None,
+    run_one: _Runner,
+) -> list[tuple[_Work, str, _Runner]]:
+    """The zenbrain variants to measure right after one zenbrain measurement: each one's
+    work, name and how it runs."""
+    variants: list[tuple[_Work, str, _Runner]] = []
+    if supersession_off:
+        work = partial(_measure_without_supersession, corpus, size, **arguments)
+        variants.append((work, "supersession=False", run_one))
+    if baseline is not None:
+        tree = partial(
+            measure_in_tree, baseline, corpus, size, blas_threads=blas_threads, **arguments
+        )
+        # A process of its own already, which measures its own memory.
+        variants.append((tree, baseline.label, _in_process_or_none))
+    return variants
+
+
 def _measure_peer(
     measure: Callable[..., Measurement], corpus: Any, size: int, settings: RunSettings
 ) -> tuple[Measurement, None]:
@@ -174,14 +237,20 @@ def run_benchmark(
     isolate: bool = True,
     modes: Sequence[str] = MODES,
     postgres_shared_buffers: str = POSTGRES_SHARED_BUFFERS,
+    supersession_off: bool = False,
+    baseline: Baseline | None = None,
 ) -> ScaleRun:
     """Measure every (system, size) pair; see the module docstring. With ``isolate`` each
     measurement runs in a forked child, so one system's memory never weighs on the next and
-    its peak RSS growth can be read."""
+    its peak RSS growth can be read. Right after each zenbrain measurement, the same with
+    ``supersession=False`` (``supersession_off``) and with ``baseline``'s code (a child
+    process of its own, :mod:`benchmarks.scale.baseline`), so the three are compared on the
+    same machine minutes apart."""
     settings = settings or RunSettings()
     sizes = sorted(set(sizes))
     floor_only = sorted(set(floor_sizes) - set(sizes)) if "numpy" in peers else []
     started = time.perf_counter()
+    load_at_start = os.getloadavg()[0]
     profile_extra = 1100 if profile_size in sizes and "sqlite" in backends else 0
     single_extra = settings.single_stores + settings.warmup
     largest = max([*sizes, *floor_only])
@@ -211,6 +280,10 @@ def run_benchmark(
             "dimension": corpus.projection.dimension,
             "mean_memory_chars": float(np.mean([len(t) for t in corpus.memories[:10_000]])),
             "mean_query_chars": float(np.mean([len(t) for t in corpus.queries])),
+            "supersession_off": supersession_off,
+            "baseline": None
+            if baseline is None
+            else {"path": str(baseline.path), "label": baseline.label, "commit": baseline.commit},
         },
     )
 
@@ -225,7 +298,7 @@ def run_benchmark(
         return hook
 
     with (
-        _blas_threads(blas_threads) as blas,
+        blas_limit(blas_threads) as blas,
         _postgres("postgres" in backends, postgres_shared_buffers) as server,
     ):
         run.machine["blas"] = blas
@@ -259,6 +332,12 @@ def run_benchmark(
             if name.startswith("zenbrain-"):
                 backend = name.removeprefix("zenbrain-")
                 for hybrid in [mode == "hybrid" for mode in MODES if mode in modes]:
+                    arguments = {
+                        "backend": backend,
+                        "hybrid": hybrid,
+                        "settings": settings,
+                        "server_url": server,
+                    }
                     hook = profile_hook_for(size) if hybrid and backend == "sqlite" else None
                     measured = run_one(
                         partial(
@@ -266,17 +345,27 @@ def run_benchmark(
                             run,
                             corpus,
                             size,
-                            backend=backend,
-                            hybrid=hybrid,
-                            settings=settings,
-                            server_url=server,
                             profile_hook=hook,
+                            **arguments,
                         ),
                         f"zenbrain {backend} {size:,}",
                     )
                     if measured is not None:
                         run.measurements.append(measured[0])
                         run.profile = measured[1] or run.profile
+                    variants = _variants(
+                        corpus,
+                        size,
+                        arguments,
+                        supersession_off=supersession_off,
+                        baseline=baseline,
+                        blas_threads=blas_threads,
+                        run_one=run_one,
+                    )
+                    for work, variant, runner in variants:
+                        measured = runner(work, f"zenbrain {backend} {size:,} {variant}")
+                        if measured is not None:
+                            run.measurements.append(measured[0])
             elif name in measures:
                 measured = run_one(
                     partial(_measure_peer, measures[name], corpus, size, settings),
@@ -287,4 +376,9 @@ def run_benchmark(
             else:
                 raise ValueError(f"unknown system {name!r}")
     run.seconds = time.perf_counter() - started
+    # Other jobs on the machine slow every system: the 1-minute load at both ends says how busy.
+    run.machine["load average"] = (
+        f"{load_at_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end "
+        f"(1-minute, {os.cpu_count()} cores)"
+    )
     return run

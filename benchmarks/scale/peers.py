@@ -22,7 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common.synthetic_corpus import Corpus
-from benchmarks.scale.systems import Measurement, RunSettings, _bar, _timed_queries
+from benchmarks.scale.systems import (
+    Measurement,
+    RunSettings,
+    _bar,
+    _load_in_batches,
+    _timed_queries,
+)
 from zenbrain.text import tokenize
 
 __all__ = [
@@ -99,7 +105,14 @@ def measure_fts5(corpus: Corpus, size: int, *, settings: RunSettings) -> Measure
     result = Measurement("fts5", "sqlite", "lexical", size)
     with _folder("zb-fts5-") as folder:
         db = open_fts5(folder / "fts.db")
-        result.load_seconds = insert_fts5(db, corpus.memories[:size], settings.batch_size)
+        start = time.perf_counter()
+        result.batch_rates = _load_in_batches(
+            size,
+            settings,
+            f"fts5 {size:,}",
+            lambda begin, end: insert_fts5(db, corpus.memories[begin:end], end - begin),
+        )
+        result.load_seconds = time.perf_counter() - start
         result.batch_rate = size / result.load_seconds
 
         def recall(query: str) -> int:
@@ -162,19 +175,18 @@ def measure_chroma(corpus: Corpus, size: int, *, settings: RunSettings) -> Measu
     result = Measurement("chroma", "disk", "vector", size)
     with _folder("zb-chroma-") as folder:
         collection = open_chroma(folder)
-        bar = _bar(size, f"chroma {size:,}", settings)
-        start = time.perf_counter()
-        for begin in range(0, size, settings.batch_size):
-            end = min(size, begin + settings.batch_size)
+
+        def load(begin: int, end: int) -> None:
             collection.add(
                 ids=[f"m{i}" for i in range(begin, end)],
                 embeddings=corpus.memory_vectors[begin:end],
                 documents=corpus.memories[begin:end],
             )
-            bar.update(end - begin)
+
+        start = time.perf_counter()
+        result.batch_rates = _load_in_batches(size, settings, f"chroma {size:,}", load)
         result.load_seconds = time.perf_counter() - start
         result.batch_rate = size / result.load_seconds
-        bar.close()
         table = corpus.table
 
         def recall(query: str) -> int:

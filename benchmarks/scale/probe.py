@@ -8,6 +8,7 @@ zenbrain and numpy, so its peak is what a recalling application would need for t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import time
@@ -18,9 +19,23 @@ import numpy as np
 
 from zenbrain import MemoryCoordinator
 
-__all__ = ["QueryEmbedder", "main", "peak_rss_bytes"]
+__all__ = ["QueryEmbedder", "main", "peak_rss_bytes", "reset_peak_rss", "rss_bytes"]
 
 NAMESPACE = "bench"  # as benchmarks.scale.systems stores
+
+
+def rss_bytes() -> int:
+    """This process's resident set size now (``VmRSS``; 0 where /proc is missing)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def reset_peak_rss() -> None:
+    """Make ``VmHWM`` start again from the current RSS (Linux 4.0+)."""
+    with contextlib.suppress(OSError):
+        Path("/proc/self/clear_refs").write_text("5")
 
 
 def peak_rss_bytes() -> int:

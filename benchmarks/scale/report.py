@@ -12,6 +12,7 @@ from pathlib import Path
 
 from benchmarks.common.docs_sections import write_section
 from benchmarks.scale.findings import findings
+from benchmarks.scale.growth import growth_table, variant_table
 from benchmarks.scale.plot import plot
 from benchmarks.scale.profiling import ProfileEntry
 from benchmarks.scale.results import ScaleRun
@@ -85,6 +86,7 @@ def _machine(run: ScaleRun) -> list[str]:
         "llama-index-core",
         "blas",
         "zenbrain commit",
+        "load average",
     ]
     lines = [f"- {key}: {facts[key]}" for key in keys if key in facts]
     pg = [f"{k.removeprefix('pg_')}={facts[k]}" for k in sorted(facts) if k.startswith("pg_")]
@@ -127,6 +129,40 @@ def _ratio_table(run: ScaleRun) -> list[str]:
                 cells.append("—")
         lines.append(f"| {label_of(run, key)} | " + " | ".join(cells) + " |")
     return lines
+
+
+def _variants(run: ScaleRun) -> list[str]:
+    """zenbrain's defaults beside the variants measured right after them, if any."""
+    table = variant_table(run)
+    if not table:
+        return []
+    baseline = run.settings.get("baseline") or {}
+    lines = [
+        "zenbrain with its defaults (the knowledge-update rules on) beside the same "
+        "measurement made right after it"
+        + (" with `supersession=False`" if run.settings.get("supersession_off") else "")
+    ]
+    if baseline:
+        commit = baseline.get("commit") or baseline.get("label")
+        lines[0] += (
+            f"{' and' if run.settings.get('supersession_off') else ''} with the code of "
+            f"{baseline.get('label')} (commit `{commit}`, a git worktree run by this harness "
+            "in a child process that imports that tree's zenbrain)"
+        )
+    lines[0] += ": same corpus, same calls, same machine minutes apart."
+    notes: set[str] = set()
+    for m in run.measurements:
+        ours = find_measurement(run, "zenbrain", m.backend, m.mode, m.size)
+        if m.system.startswith("zenbrain@"):
+            notes.update(
+                note
+                for note in m.notes
+                if not note.startswith("zenbrain imported from")
+                and (ours is None or note not in ours.notes)
+            )
+    if notes:
+        lines[0] += " Notes on those rows: " + "; ".join(sorted(notes)) + "."
+    return [*lines, "", *table, ""]
 
 
 def _profile_row(entry: ProfileEntry) -> str:
@@ -243,7 +279,8 @@ def markdown_section(run: ScaleRun, plot_name: str = "scale.png") -> str:
         "embedder (zenbrain's `EmbeddingProvider`, LangGraph's `embed` function, a LlamaIndex "
         "`BaseEmbedding`), so no embedder's speed hides a store's. The peers get plain lists "
         "of floats, as their embedding interfaces specify.",
-        "- zenbrain: `store_many()` in batches of "
+        "- zenbrain, opened with its defaults (the knowledge-update rules on): `store_many()`"
+        " of plain texts, no `layer=` (routing files each memory), in batches of "
         f"{settings.get('batch_size')} (batch throughput), then "
         f"{settings.get('queries')} timed `recall(query, limit=10)` after "
         f"{settings.get('warmup')} untimed warm-up calls, then {settings.get('single_stores')}"
@@ -251,6 +288,8 @@ def markdown_section(run: ScaleRun, plot_name: str = "scale.png") -> str:
         "then read). *lexical* is a store opened without an embedder; *hybrid* one opened "
         "with the precomputed-vector embedder (lexical candidates plus vector neighbours, "
         "fused). " + _routing_note(settings),
+        "- Store throughput as the store fills: the rate of every `store_many` batch (and "
+        "every batch of the peers that load in batches) is kept in the results file.",
         "- Floors: a bare SQLite FTS5 table of the texts queried with `MATCH` (the query's "
         "terms OR-ed) `ORDER BY bm25() LIMIT 10`, loaded with `executemany` in one "
         "transaction per batch (the raw insert rate zenbrain's `store_many` is compared "
@@ -338,6 +377,17 @@ def markdown_section(run: ScaleRun, plot_name: str = "scale.png") -> str:
             [k for k in row_keys(run) if k[0] != "numpy"],
         ),
         "",
+        *_variants(run),
+        "### Store throughput as the store fills",
+        "",
+        "The rate of every batch of the load, taken a tenth of the batches at a time "
+        "(memories/s: the tenth's memories over its seconds), at each system's largest size; "
+        "*first ÷ last* is above 1 when the last batches are slower than the first. "
+        "PostgreSQL hybrid builds its HNSW index after the last batch (inside `bulk_load()`),"
+        " outside every batch. The plot's third panel draws every batch.",
+        "",
+        *(growth_table(run) or ["No load of ten batches or more in this run."]),
+        "",
         "### Size on disk",
         "",
         f"Bytes per memory (the texts average {settings.get('mean_memory_chars', 0):.0f} "
@@ -398,7 +448,7 @@ def markdown_section(run: ScaleRun, plot_name: str = "scale.png") -> str:
         "",
         "### Targets",
         "",
-        "| target (issues 7 and 15) | measured | met |  gap |",
+        "| target (issues 7, 15 and 39) | measured | met |  gap |",
         "|---|---|---|---|",
     ]
     checks = check_targets(run)

@@ -11,7 +11,7 @@ from typing import Any
 from benchmarks.scale.profiling import PathProfile, ProfileEntry, ProfileReport
 from benchmarks.scale.systems import Measurement
 
-__all__ = ["ScaleRun", "load_results", "save_results"]
+__all__ = ["ScaleRun", "load_results", "merge_runs", "save_results"]
 
 
 @dataclass
@@ -69,4 +69,25 @@ def load_results(path: Path) -> ScaleRun:
         settings=data["settings"],
         measurements=[Measurement.from_json(m) for m in data["measurements"]],
         profile=profile,
+    )
+
+
+def merge_runs(runs: list[ScaleRun]) -> ScaleRun:
+    """Several runs' measurements in one report (the one-million runs are one back end
+    each): the first run's machine facts and settings, every run's command."""
+    first = runs[0]
+    if len(runs) == 1:
+        return first
+    settings = dict(first.settings)
+    for key in ("sizes", "backends", "peers"):
+        merged = [v for run in runs for v in run.settings.get(key, [])]
+        settings[key] = sorted(set(merged)) if key == "sizes" else list(dict.fromkeys(merged))
+    return ScaleRun(
+        command="; ".join(dict.fromkeys(run.command for run in runs)),
+        started=first.started,
+        seconds=sum(run.seconds for run in runs),
+        machine=first.machine,
+        settings=settings,
+        measurements=[m for run in runs for m in run.measurements],
+        profile=next((run.profile for run in runs if run.profile), None),
     )

@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from benchmarks.common.paths import REPO_ROOT
 from benchmarks.common.synthetic_corpus import Corpus, LookupEmbedder
 from zenbrain import MemoryCoordinator
 
@@ -34,7 +33,6 @@ __all__ = [
     "measure_llamaindex",
     "measure_numpy",
     "measure_zenbrain",
-    "postgres_facts",
     "prefilter_recall",
     "recall_process_rss",
 ]
@@ -92,12 +90,16 @@ class RunSettings:
 class Measurement:
     """One system at one size."""
 
-    system: str  # zenbrain, langgraph, llamaindex, numpy
+    # zenbrain, langgraph, llamaindex, numpy...; "zenbrain@<variant>" for zenbrain measured
+    # another way beside its defaults (supersession=False, or an older commit's code).
+    system: str
     backend: str  # sqlite, postgres, memory
     mode: str  # lexical, hybrid, vector
     size: int
     load_seconds: float | None = None
     batch_rate: float | None = None  # memories per second through the batch path
+    # Memories per second of each batch of the load, in order: the rate as the store fills.
+    batch_rates: list[float] = field(default_factory=list)
     single: Latencies = field(default_factory=Latencies)
     recall: Latencies = field(default_factory=Latencies)
     recall_after_store: Latencies = field(default_factory=Latencies)
@@ -119,6 +121,8 @@ class Measurement:
     def label(self) -> str:
         if self.system == "zenbrain":
             return f"zenbrain {self.backend} {self.mode}"
+        if self.system.startswith("zenbrain@"):
+            return f"zenbrain {self.backend} {self.mode}, {self.system.partition('@')[2]}"
         return {
             "langgraph": "LangGraph InMemoryStore",
             "llamaindex": "LlamaIndex VectorMemoryBlock",
@@ -152,6 +156,22 @@ class Measurement:
 
 def _bar(total: int, label: str, settings: RunSettings) -> tqdm:
     return tqdm(total=total, desc=label, unit="mem", leave=False, disable=not settings.progress)
+
+
+def _load_in_batches(
+    size: int, settings: RunSettings, label: str, load: Callable[[int, int], object]
+) -> list[float]:
+    """Call ``load(begin, end)`` for each batch of the first ``size`` memories; the
+    memories per second of each batch, in order (how the rate moves as the store fills)."""
+    rates: list[float] = []
+    with _bar(size, label, settings) as bar:
+        for begin in range(0, size, settings.batch_size):
+            end = min(size, begin + settings.batch_size)
+            tick = time.perf_counter()
+            load(begin, end)
+            rates.append((end - begin) / max(time.perf_counter() - tick, 1e-9))
+            bar.update(end - begin)
+    return rates
 
 
 def _timed_queries(
@@ -274,6 +294,8 @@ def recall_process_rss(
     import subprocess
     import sys
 
+    import zenbrain
+
     queries = corpus.queries[: settings.queries]
     with tempfile.TemporaryDirectory(prefix="zb-probe-") as folder:
         spec = Path(folder) / "queries.npz"
@@ -290,7 +312,7 @@ def recall_process_rss(
             capture_output=True,
             text=True,
             timeout=1800,
-            cwd=REPO_ROOT,
+            cwd=Path(zenbrain.__file__).parent.parent,  # this zenbrain, not another tree's
             env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},
         )
     if done.returncode != 0:
@@ -319,9 +341,12 @@ def measure_zenbrain(
     settings: RunSettings,
     server_url: str | None = None,
     profile_hook: Callable[[MemoryCoordinator, Corpus], None] | None = None,
+    supersession: bool = True,
 ) -> Measurement:
-    """Load ``size`` memories with ``store_many`` in batches, then time single ``store``
-    calls, ``recall`` calls, and recalls made right after a store."""
+    """Load ``size`` memories with ``store_many`` in batches (no ``layer=``: routing files
+    them, as an agent's store), then time single ``store`` calls, ``recall`` calls, and
+    recalls made right after a store. ``supersession=False`` opens the store with the
+    knowledge-update rules off (the defaults have them on)."""
     mode = "hybrid" if hybrid else "lexical"
     result = Measurement("zenbrain", backend, mode, size)
     if backend == "sqlite":
@@ -333,16 +358,19 @@ def measure_zenbrain(
     else:
         raise ValueError(f"unknown back end {backend!r}")
     embedder: LookupEmbedder | None = corpus.embedder() if hybrid else None
+    # Only when off: the code of an older commit (a baseline row) has no such argument.
+    options: dict[str, Any] = {} if supersession else {"supersession": False}
     with location as (db, disk_size):
-        coordinator = MemoryCoordinator(db, namespace=NAMESPACE, embedder=embedder)
+        coordinator = MemoryCoordinator(db, namespace=NAMESPACE, embedder=embedder, **options)
         try:
-            bar = _bar(size, f"zenbrain {backend} {mode} {size:,}", settings)
             start = time.perf_counter()
             with _bulk_load(coordinator, backend, hybrid):
-                for begin in range(0, size, settings.batch_size):
-                    chunk = corpus.memories[begin : min(size, begin + settings.batch_size)]
-                    coordinator.store_many(chunk)
-                    bar.update(len(chunk))
+                result.batch_rates = _load_in_batches(
+                    size,
+                    settings,
+                    f"zenbrain {backend} {mode} {size:,}",
+                    lambda begin, end: coordinator.store_many(corpus.memories[begin:end]),
+                )
             result.load_seconds = time.perf_counter() - start
             if backend == "postgres" and hybrid:
                 result.notes.append(
@@ -350,7 +378,6 @@ def measure_zenbrain(
                     f"maintenance_work_mem={BULK_MAINTENANCE_MEMORY})"
                 )
             result.batch_rate = size / result.load_seconds
-            bar.close()
 
             def recall(query: str) -> int:
                 return len(coordinator.recall(query, limit=settings.limit))
@@ -386,42 +413,17 @@ def measure_zenbrain(
             )
             if hybrid:
                 with MemoryCoordinator(db, namespace=NAMESPACE, embedder=embedder) as reopened:
-                    result.prefilter_recall_at_10 = prefilter_recall(
-                        reopened, corpus.query_vectors[: min(100, settings.queries)]
-                    )
+                    try:
+                        result.prefilter_recall_at_10 = prefilter_recall(
+                            reopened, corpus.query_vectors[: min(100, settings.queries)]
+                        )
+                    except ImportError as exc:  # an older commit's modules (a baseline row)
+                        result.notes.append(f"int8 pre-filter recall not measured: {exc}")
         if profile_hook is not None:
             # Profiled after the disk size was taken: profiling stores more memories.
             with MemoryCoordinator(db, namespace=NAMESPACE, embedder=embedder) as reopened:
                 profile_hook(reopened, corpus)
     return result
-
-
-def postgres_facts(server_url: str) -> dict[str, str]:
-    """Server and pgvector versions, for the machine facts."""
-    from sqlalchemy import create_engine, text
-
-    engine = create_engine(server_url)
-    try:
-        with engine.connect() as conn:
-            version = conn.execute(text("SHOW server_version")).scalar_one()
-            vector = conn.execute(
-                text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-            ).scalar()
-            settings: dict[str, str] = dict(
-                conn.execute(
-                    text(
-                        "SELECT name, setting FROM pg_settings WHERE name IN "
-                        "('fsync', 'synchronous_commit', 'shared_buffers', 'max_parallel_workers')"
-                    )
-                ).all()
-            )
-    finally:
-        engine.dispose()
-    return {
-        "postgres": str(version).split()[0],
-        "pgvector": str(vector),
-        **{f"pg_{k}": str(v) for k, v in settings.items()},
-    }
 
 
 # --------------------------------------------------------------------------- peers
@@ -455,15 +457,15 @@ def measure_langgraph(corpus: Corpus, size: int, *, settings: RunSettings) -> Me
     store = InMemoryStore(index={"dims": embedder.dimension, "embed": embed, "fields": ["text"]})
     namespace = (NAMESPACE,)
     result = Measurement("langgraph", "memory", "vector", size)
-    bar = _bar(size, f"langgraph {size:,}", settings)
-    start = time.perf_counter()
-    for begin in range(0, size, settings.batch_size):
-        chunk = corpus.memories[begin : min(size, begin + settings.batch_size)]
+
+    def load(begin: int, end: int) -> None:
+        chunk = corpus.memories[begin:end]
         store.batch([PutOp(namespace, f"m{begin + i}", {"text": t}) for i, t in enumerate(chunk)])
-        bar.update(len(chunk))
+
+    start = time.perf_counter()
+    result.batch_rates = _load_in_batches(size, settings, f"langgraph {size:,}", load)
     result.load_seconds = time.perf_counter() - start
     result.batch_rate = size / result.load_seconds
-    bar.close()
 
     def recall(query: str) -> int:
         return len(store.search(namespace, query=query, limit=settings.limit))
@@ -548,23 +550,22 @@ async def _measure_llamaindex(corpus: Corpus, size: int, settings: RunSettings) 
         similarity_top_k=settings.limit,
     )
     result = Measurement("llamaindex", "memory", "vector", size)
-    bar = _bar(size, f"llamaindex {size:,}", settings)
-    start = time.perf_counter()
-    for begin in range(0, size, settings.batch_size):
-        chunk = corpus.memories[begin : min(size, begin + settings.batch_size)]
+
+    def load(begin: int, end: int) -> None:
         # The block's own put joins a batch of messages into one node; a bulk load adds one
         # node per memory, shaped as the block shapes them, straight to its vector store.
-        wrapped = [f"<message role='user'>{t}</message>" for t in chunk]
+        wrapped = [f"<message role='user'>{t}</message>" for t in corpus.memories[begin:end]]
         vectors = embed_model.get_text_embedding_batch(wrapped)
         nodes = [
             TextNode(text=w, embedding=v, metadata={"session_id": None})
             for w, v in zip(wrapped, vectors, strict=True)
         ]
         block.vector_store.add(nodes)
-        bar.update(len(chunk))
+
+    start = time.perf_counter()
+    result.batch_rates = _load_in_batches(size, settings, f"llamaindex {size:,}", load)
     result.load_seconds = time.perf_counter() - start
     result.batch_rate = size / result.load_seconds
-    bar.close()
 
     queries = corpus.queries
     warm = min(PEER_WARMUP, max(1, len(queries) // 10))

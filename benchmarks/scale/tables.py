@@ -12,9 +12,11 @@ __all__ = [
     "MB",
     "MILLION",
     "PEER_ORDER",
+    "SUPERSESSION_OFF",
     "ZENBRAIN_ORDER",
     "Key",
     "find_measurement",
+    "is_zenbrain",
     "label_of",
     "mb_text",
     "ms_text",
@@ -27,6 +29,8 @@ __all__ = [
 ]
 
 MILLION = 1_000_000
+# The system of zenbrain's rows measured with the knowledge-update rules off.
+SUPERSESSION_OFF = "zenbrain@supersession=False"
 # (system, backend, mode): one row of a table; backend and mode only for zenbrain.
 Key = tuple[str, str | None, str | None]
 
@@ -76,15 +80,24 @@ def find_measurement(
     return None
 
 
+def is_zenbrain(system: str) -> bool:
+    """zenbrain with its defaults, or one of its variants (``zenbrain@<variant>``)."""
+    return system == "zenbrain" or system.startswith("zenbrain@")
+
+
 def row_keys(run: ScaleRun) -> list[Key]:
-    """(system, backend, mode) keys present in the run, in report order."""
+    """(system, backend, mode) keys present in the run, in report order: zenbrain's, each
+    followed by its variants', then the peers'."""
     keys: list[Key] = []
+    variants = (m.system for m in run.measurements if m.system.startswith("zenbrain@"))
+    systems = ["zenbrain", *dict.fromkeys(variants)]
     for backend, mode in ZENBRAIN_ORDER:
-        if any(
-            m.system == "zenbrain" and (m.backend, m.mode) == (backend, mode)
-            for m in run.measurements
-        ):
-            keys.append(("zenbrain", backend, mode))
+        for system in systems:
+            if any(
+                m.system == system and (m.backend, m.mode) == (backend, mode)
+                for m in run.measurements
+            ):
+                keys.append((system, backend, mode))
     for peer in PEER_ORDER:
         if any(m.system == peer for m in run.measurements):
             keys.append((peer, None, None))
@@ -126,7 +139,7 @@ def size_table(
 
 
 def zenbrain_keys(run: ScaleRun) -> list[Key]:
-    return [k for k in row_keys(run) if k[0] == "zenbrain"]
+    return [k for k in row_keys(run) if is_zenbrain(k[0])]
 
 
 def mb_text(value: int | None) -> str:

@@ -1,15 +1,17 @@
-"""The scale benchmark's targets (issues 7 and 15), checked against one run: absolute
-latencies and rates on this 2-core machine, and ratios to the floors and peers measured
-beside zenbrain."""
+"""The scale benchmark's targets (issues 7, 15 and 39), checked against one run: absolute
+latencies and rates on this 2-core machine, ratios to the floors and peers measured beside
+zenbrain, and how the store rate holds as the store fills."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
+from benchmarks.scale.growth import first_to_last, tenth_rates
 from benchmarks.scale.results import ScaleRun
 from benchmarks.scale.tables import (
     MILLION,
+    SUPERSESSION_OFF,
     ZENBRAIN_ORDER,
     find_measurement,
     mb_text,
@@ -38,6 +40,11 @@ BATCH_STORE_PER_S = 20_000.0
 STORE_SHARE_OF_FTS5 = 0.5
 RSS_PER_VECTOR_BYTE = 2.0
 PREFILTER_RECALL = 0.98
+# Issue 39's: the knowledge-update rules on (the defaults), in the same run.
+STORE_OVER_CHROMA = 10.0
+STORE_SHARE_OF_SUPERSESSION_OFF = 0.9
+HYBRID_OVER_CHROMA = 1.5
+GROWTH_FIRST_TO_LAST = 1.3  # the last tenth of a 1M load's batches against the first
 
 
 @dataclass
@@ -146,7 +153,7 @@ def check_targets(run: ScaleRun) -> list[TargetCheck]:
                 "—" if ratio < 1.0 else f"{ratio:.1f}× slower",
             )
         )
-    return checks + _relative_checks(run)
+    return checks + _relative_checks(run) + _store_checks(run)
 
 
 def _relative_checks(run: ScaleRun) -> list[TargetCheck]:
@@ -202,7 +209,11 @@ def _relative_checks(run: ScaleRun) -> list[TargetCheck]:
                 "—" if share <= RSS_PER_VECTOR_BYTE else f"{share / RSS_PER_VECTOR_BYTE:.1f}× over",
             )
         )
-    prefiltered = [m for m in run.measurements if m.prefilter_recall_at_10 is not None]
+    prefiltered = [
+        m
+        for m in run.measurements
+        if m.system == "zenbrain" and m.prefilter_recall_at_10 is not None
+    ]
     for m in prefiltered:
         value = m.prefilter_recall_at_10 or 0.0
         checks.append(
@@ -211,6 +222,88 @@ def _relative_checks(run: ScaleRun) -> list[TargetCheck]:
                 f"{value:.4f}",
                 value >= PREFILTER_RECALL,
                 "—" if value >= PREFILTER_RECALL else f"{PREFILTER_RECALL - value:.4f} short",
+            )
+        )
+    return checks
+
+
+def _ratio_check(label: str, value: float, floor: float, measured: str) -> TargetCheck:
+    met = value >= floor
+    return TargetCheck(label, measured, met, "—" if met else f"{floor / value:.2f}× short")
+
+
+def _store_checks(run: ScaleRun) -> list[TargetCheck]:
+    """Issue 39's targets: store_many with the defaults against ChromaDB and against itself
+    with supersession=False, hybrid recall against ChromaDB (SQLite, 100k), and the rate of
+    a 1M load's last batches against its first."""
+    checks: list[TargetCheck] = []
+    chroma = find_measurement(run, "chroma", None, None, TARGET_SIZE)
+    for mode in ("lexical", "hybrid"):
+        zen = find_measurement(run, "zenbrain", "sqlite", mode, TARGET_SIZE)
+        off = find_measurement(run, SUPERSESSION_OFF, "sqlite", mode, TARGET_SIZE)
+        if zen is None or not zen.batch_rate:
+            continue
+        if chroma and chroma.batch_rate:
+            share = zen.batch_rate / chroma.batch_rate
+            checks.append(
+                _ratio_check(
+                    f"store_many ≥ {STORE_OVER_CHROMA:.0f}× ChromaDB's adds, SQLite {mode}, 100k",
+                    share,
+                    STORE_OVER_CHROMA,
+                    f"{rate_text(zen.batch_rate)} vs {rate_text(chroma.batch_rate)}/s "
+                    f"({share:.1f}×)",
+                )
+            )
+        if off and off.batch_rate:
+            share = zen.batch_rate / off.batch_rate
+            checks.append(
+                _ratio_check(
+                    f"store_many ≥ {STORE_SHARE_OF_SUPERSESSION_OFF}× its rate with "
+                    f"supersession=False, SQLite {mode}, 100k",
+                    share,
+                    STORE_SHARE_OF_SUPERSESSION_OFF,
+                    f"{rate_text(zen.batch_rate)} vs {rate_text(off.batch_rate)}/s ({share:.2f}×)",
+                )
+            )
+    hybrid = find_measurement(run, "zenbrain", "sqlite", "hybrid", TARGET_SIZE)
+    if hybrid and hybrid.recall.p50_ms and chroma and chroma.recall.p50_ms:
+        ratio = hybrid.recall.p50_ms / chroma.recall.p50_ms
+        met = ratio <= HYBRID_OVER_CHROMA
+        checks.append(
+            TargetCheck(
+                f"hybrid recall p50 ≤ {HYBRID_OVER_CHROMA}× ChromaDB's, SQLite, 100k",
+                f"{ms_text(hybrid.recall.p50_ms)} vs {ms_text(chroma.recall.p50_ms)} ms "
+                f"({ratio:.2f}×)",
+                met,
+                "—" if met else f"{ratio / HYBRID_OVER_CHROMA:.2f}× over",
+            )
+        )
+    loads = [
+        m
+        for m in run.measurements
+        if m.system == "zenbrain" and m.size >= MILLION and first_to_last(m.batch_rates)
+    ]
+    for m in loads:
+        slowdown = first_to_last(m.batch_rates) or 0.0
+        tenths = tenth_rates(m.batch_rates)
+        met = slowdown <= GROWTH_FIRST_TO_LAST
+        checks.append(
+            TargetCheck(
+                f"store_many's rate holds as the store fills: first tenth of the batches ≤ "
+                f"{GROWTH_FIRST_TO_LAST}× the last's, {m.backend} {m.mode}, {size_text(m.size)}",
+                f"{rate_text(tenths[0])} → {rate_text(tenths[-1])}/s ({slowdown:.2f}×)",
+                met,
+                "—" if met else f"{slowdown / GROWTH_FIRST_TO_LAST:.2f}× over",
+            )
+        )
+    if not loads:
+        checks.append(
+            TargetCheck(
+                f"store_many's rate holds as the store fills: first tenth of the batches ≤ "
+                f"{GROWTH_FIRST_TO_LAST}× the last's, 1M",
+                "not measured in this run",
+                None,
+                "—",
             )
         )
     return checks
