@@ -11,7 +11,7 @@ from sqlalchemy import event, text
 
 from zenbrain import MemoryCoordinator
 from zenbrain.layers.supersession import claim_keys
-from zenbrain.storage.claims import about_hash
+from zenbrain.storage.records import content_hash
 from zenbrain.storage.schema import SCHEMA_VERSION
 
 
@@ -25,7 +25,7 @@ def _indexed(memory: MemoryCoordinator, memory_id: str) -> set[int]:
 
 
 def _keys(content: str) -> set[int]:
-    return {about_hash(key) for key in claim_keys(content)}
+    return {content_hash(key) for key in claim_keys(content)}
 
 
 def test_a_current_statement_is_indexed_and_leaves_when_replaced(store_location: str) -> None:

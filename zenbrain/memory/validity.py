@@ -26,7 +26,8 @@ only move a score between scores the ranking gave; step 4 maps them linearly.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import ChainMap
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -207,10 +208,11 @@ def _below_replacements(
             _MAX_CHAIN,
         ).items()
     }
+    known = ChainMap(by_id, chains)  # the results as rescored so far, then their chains
     for position, result in enumerate(list(results)):
         if not _replaced(result, moment) or result.score <= 0:
             continue
-        successor = _current_successor(result, {**chains, **by_id}, moment)
+        successor = _current_successor(result, known, moment)
         if successor is None:
             continue
         if successor.id not in by_id or by_id[successor.id].score < result.score:
@@ -222,7 +224,7 @@ def _below_replacements(
 
 
 def _current_successor(
-    result: RecallResult, known: dict[str, RecallResult], moment: datetime | None
+    result: RecallResult, known: Mapping[str, RecallResult], moment: datetime | None
 ) -> RecallResult | None:
     """The memory that replaced ``result`` and was still valid (at ``moment``, or now),
     followed through ``known`` (the results and their chains' later versions)."""

@@ -3,14 +3,14 @@ something about a subject and attribute, so that finding what a new memory repla
 lookup (see :mod:`zenbrain.memory.supersede`), and the backlog of memories whose claims
 were not read (stored with knowledge updates off).
 
-Keys are 64-bit hashes of :func:`zenbrain.layers.supersession.about`'s strings: the rule
-reads the candidates' text again before it closes anything, so a collision can cost a
-wasted read, never a wrong decision.
+Keys are 64-bit hashes (:func:`~zenbrain.storage.records.content_hash`) of
+:func:`zenbrain.layers.supersession.about`'s strings: the rule reads the candidates' text
+again before it closes anything, so a collision can cost a wasted read, never a wrong
+decision.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
@@ -18,11 +18,12 @@ from typing import Any
 from sqlalchemy import Connection, Row, Select, delete, select
 
 from zenbrain.storage.dialect import upsert_insert
+from zenbrain.storage.reads import pages_by_key
+from zenbrain.storage.records import content_hash
 from zenbrain.storage.schema import claim_backlog, claims, memories
 from zenbrain.storage.writes import insert_many
 
 __all__ = [
-    "about_hash",
     "add",
     "backlog_start",
     "clear_backlog",
@@ -33,18 +34,12 @@ __all__ = [
 ]
 
 
-def about_hash(key: str) -> int:
-    """``key`` (what a claim is about) as a signed 64-bit integer (BLAKE2b)."""
-    digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
-
-
 def add(conn: Connection, namespace: str, rows: Iterable[tuple[int, Iterable[str]]]) -> None:
     """Index each memory ``pk`` under the keys of its claims (a key given twice, or already
     indexed, is kept once)."""
     seen: set[tuple[int, int]] = set()
     for pk, keys in rows:
-        seen.update((about_hash(key), pk) for key in keys)
+        seen.update((content_hash(key), pk) for key in keys)
     insert_many(
         conn,
         claims,
@@ -85,8 +80,7 @@ _FILL_PAGE = 1000
 def _current_rows(
     conn: Connection, layers: Sequence[str], namespace: str | None, start: int, below: int | None
 ) -> Iterator[Sequence[Row[Any]]]:
-    """``(pk, namespace, content)`` of the current memories of ``layers``, in pages by key:
-    each page is read after the caller wrote the last."""
+    """``(pk, namespace, content)`` of the current memories of ``layers``, in pages by key."""
     query: Select[Any] = select(memories.c.pk, memories.c.namespace, memories.c.content).where(
         memories.c.layer.in_(list(layers)), memories.c.valid_to.is_(None)
     )
@@ -94,12 +88,7 @@ def _current_rows(
         query = query.where(memories.c.namespace == namespace)
     if below is not None:
         query = query.where(memories.c.pk < below)
-    after = start - 1
-    while rows := conn.execute(
-        query.where(memories.c.pk > after).order_by(memories.c.pk).limit(_FILL_PAGE)
-    ).all():
-        yield rows
-        after = int(rows[-1].pk)
+    return pages_by_key(conn, query, _FILL_PAGE, after=start - 1)
 
 
 def remove(conn: Connection, pks: Sequence[int]) -> None:
@@ -128,7 +117,7 @@ def latest(
     """For each of ``keys``, the newest ``limit`` memories stored before key ``below`` that
     the index holds under it (newest first): a short range of the index per key, in one
     statement for up to 200 keys."""
-    wanted = {about_hash(key): key for key in keys}
+    wanted = {content_hash(key): key for key in keys}
     found: dict[str, list[int]] = {key: [] for key in wanted.values()}
     placeholder = "?" if conn.dialect.paramstyle == "qmark" else "%s"
     hashes = list(wanted)

@@ -40,20 +40,18 @@ back-filled into it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from sqlalchemy import (
     Column,
     Connection,
     Integer,
     MetaData,
-    Row,
-    Select,
     String,
     Table,
     bindparam,
@@ -66,6 +64,7 @@ from sqlalchemy import (
 from zenbrain.errors import SchemaVersionError, StorageError, ZenbrainError
 from zenbrain.storage.dialect import POSTGRES_MIGRATION_LOCK
 from zenbrain.storage.indexes import IndexedText, LexicalIndex
+from zenbrain.storage.reads import pages_by_key
 from zenbrain.storage.schema import (
     CONTENT_HASH_KEY_BLOCK,
     SCHEMA_VERSION,
@@ -188,7 +187,7 @@ def _content_hashes(db: Database, conn: Connection) -> None:
         .where(memories.c.pk == bindparam("memory_pk"))
         .values(content_hash=bindparam("hash"))
     )
-    for rows in _memories_in_pages(conn, select(memories.c.pk, memories.c.content)):
+    for rows in pages_by_key(conn, select(memories.c.pk, memories.c.content), _REINDEX_BATCH):
         hashes = [{"memory_pk": row.pk, "hash": content_hash(row.content)} for row in rows]
         conn.execute(fill, hashes)
     conn.exec_driver_sql("DROP INDEX IF EXISTS zb_memories_content")
@@ -506,17 +505,6 @@ def rebuild_claim_index(conn: Connection) -> int:
     return done
 
 
-def _memories_in_pages(conn: Connection, query: Select[Any]) -> Iterator[Sequence[Row[Any]]]:
-    """The rows of ``query`` (which selects ``zb_memories.pk`` first) in pages of
-    :data:`_REINDEX_BATCH`, by key: each page is read after the caller wrote the last."""
-    after = 0
-    while rows := conn.execute(
-        query.where(memories.c.pk > after).order_by(memories.c.pk).limit(_REINDEX_BATCH)
-    ).all():
-        yield rows
-        after = int(rows[-1][0])
-
-
 def rebuild_lexical_index(db: Database, conn: Connection) -> int:
     """Re-tokenise every stored memory into the lexical index, in ``conn``'s transaction;
     returns how many memories were indexed. Used when :data:`~zenbrain.text.TEXT_VERSION`
@@ -552,7 +540,7 @@ def rebuild_lexical_index(db: Database, conn: Connection) -> int:
         .outerjoin(procedures, procedures.c.memory_pk == memories.c.pk)
         .outerjoin(core_blocks, core_blocks.c.memory_pk == memories.c.pk)
     )
-    for rows in _memories_in_pages(conn, query):
+    for rows in pages_by_key(conn, query, _REINDEX_BATCH):
         indexed = [
             IndexedText(
                 int(row.pk),

@@ -1,5 +1,6 @@
 """The memory reads recall runs on every call, as statements built once per namespace, and
-the read by key that pages through a namespace's memories (:func:`memories_after`).
+the reads by key that page through memories (:func:`memories_after` in find()'s order,
+:func:`pages_by_key` by key alone).
 
 Building a SQLAlchemy ``Select`` costs more than SQLite takes to run a lookup by key, so
 the statements :class:`~zenbrain.storage.repository.Repository` reads rows with are built
@@ -8,6 +9,7 @@ here, once per namespace (and layer), and only their parameters change from call
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -23,6 +25,7 @@ __all__ = [
     "latest_statement",
     "memories_after",
     "memory_select",
+    "pages_by_key",
 ]
 
 # A memory's layer fields, joined to its row by every memory query.
@@ -113,3 +116,16 @@ def memories_after(
         later = query.order_by(memories.c.created_at, memories.c.pk).limit(limit - len(rows))
         rows += conn.execute(later).all()
     return rows
+
+
+def pages_by_key(
+    conn: Connection, query: Select[Any], page: int, after: int = 0
+) -> Iterator[Sequence[Row[Any]]]:
+    """The rows of ``query`` (which selects ``zb_memories.pk``) with keys above ``after``, in
+    pages of ``page`` by key: each page is read after the caller used the last, so a caller
+    may write between pages (a migration, an index being filled)."""
+    while rows := conn.execute(
+        query.where(memories.c.pk > after).order_by(memories.c.pk).limit(page)
+    ).all():
+        yield rows
+        after = int(rows[-1].pk)
