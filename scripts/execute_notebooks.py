@@ -2,11 +2,15 @@
 shows them). ``make notebooks`` runs this with the project's .venv.
 
 Each notebook runs in a fresh temporary working directory, with OPENAI_API_KEY removed so it
-takes its offline path, on a kernel that is this interpreter.
+takes its offline path, on a kernel that is this interpreter. The notebooks read a fixed clock
+and print no generated id, so a fresh run writes the same bytes as the committed file:
+``tests/test_examples.py`` runs :func:`execute` into a temporary folder and fails on any
+difference, and ``make notebooks`` leaves ``git status`` empty unless an output changed.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import sys
@@ -17,9 +21,13 @@ import nbformat
 from nbclient import NotebookClient
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+#: Keys that would switch a notebook from its fake models to a hosted one.
+API_KEYS = ("OPENAI_API_KEY",)
 
 
-def _kernel_home(root: Path) -> None:
+def kernel_home(root: Path) -> None:
+    """Make ``root`` a Jupyter data dir whose ``python3`` kernel is this interpreter
+    (JUPYTER_PATH comes first in the kernel search path, so it wins over a system one)."""
     spec_dir = root / "kernels" / "python3"
     spec_dir.mkdir(parents=True)
     spec = {
@@ -30,30 +38,35 @@ def _kernel_home(root: Path) -> None:
     (spec_dir / "kernel.json").write_text(json.dumps(spec))
 
 
-def execute(notebook: Path) -> None:
+def execute(notebook: Path, destination: Path | None = None) -> None:
+    """Run ``notebook`` top to bottom and write it with its outputs to ``destination``
+    (default: over itself). The notebook's own metadata is kept as committed: the kernel
+    would write its Python's patch version there, which differs from machine to machine."""
     document = nbformat.read(notebook, as_version=4)
+    metadata = copy.deepcopy(document.metadata)
     with tempfile.TemporaryDirectory(prefix="zenbrain-notebook-") as folder:
         client = NotebookClient(
             document, timeout=600, kernel_name="python3", resources={"metadata": {"path": folder}}
         )
-        client.execute()
+        client.execute()  # raises CellExecutionError, with the failing cell, on any error
         left = sorted(p.name for p in Path(folder).iterdir())
         if left:
-            raise SystemExit(f"{notebook.name} left files in its working directory: {left}")
-    document.metadata.pop("widgets", None)
+            raise RuntimeError(f"{notebook.name} left files in its working directory: {left}")
+    document.metadata = metadata
     for cell in document.cells:
         cell.metadata.pop("execution", None)  # timestamps: noise in every diff
-    nbformat.write(document, notebook)
-    print(f"executed and saved {notebook.relative_to(EXAMPLES.parent)}")
+    nbformat.write(document, destination or notebook)
 
 
 def main() -> int:
-    os.environ.pop("OPENAI_API_KEY", None)
+    for key in API_KEYS:
+        os.environ.pop(key, None)
     with tempfile.TemporaryDirectory(prefix="zenbrain-jupyter-") as jupyter:
-        _kernel_home(Path(jupyter))
+        kernel_home(Path(jupyter))
         os.environ["JUPYTER_PATH"] = jupyter
         for notebook in sorted(EXAMPLES.glob("*.ipynb")):
             execute(notebook)
+            print(f"executed and saved {notebook.relative_to(EXAMPLES.parent)}")
     return 0
 
 
