@@ -14,6 +14,11 @@ missing dataset is reported with the commands that fill its folder (:data:`DATAS
 - ``madial-bench``: MADial-Bench, English (He et al., NAACL 2025): 160 dialogues between a
   user and an assistant, each with the memories (from one archive of 160 short event
   descriptions) the assistant's next turn should recall; the dialogue so far is the query.
+- ``beam``: BEAM (Tavakoli et al., 2025, arXiv:2510.27246), its 20 chats of about 100K
+  tokens: a user asks an assistant for help over ~80 sessions in three batches, many
+  assistant turns long (a median of 1,400 characters); every turn is a memory. No licence is
+  stated, so it is used for measuring only. A batch's first turn names its date (the "time
+  anchor"); its sessions are spread evenly up to the next batch's date.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +130,18 @@ DATASETS: Mapping[str, DatasetSpec] = {
             "2025), English: 160 user-assistant dialogues, 160 archived memories"
         ),
     ),
+    "beam": DatasetSpec(
+        name="beam",
+        files="chats/100K/<n>/chat.json and probing_questions/probing_questions.json",
+        fill=(
+            "git clone --depth 1 https://github.com/mohammadtavakoli78/BEAM /tmp/beam && "
+            "cp -r /tmp/beam/chats {folder}/"
+        ),
+        source=(
+            "[BEAM](https://github.com/mohammadtavakoli78/BEAM) (Tavakoli et al., 2025, "
+            "arXiv:2510.27246), its 20 chats of ~100K tokens; no licence stated, measured only"
+        ),
+    ),
 }
 
 
@@ -142,7 +159,12 @@ def load_dataset(name: str, root: Path | None = None) -> Dataset:
     if name not in DATASETS:
         raise InvalidInputError(f"unknown dataset {name!r}; choose from {', '.join(DATASETS)}")
     folder = (root if root is not None else bench_data_root()) / name
-    loaders = {"locomo": _load_locomo, "realtalk": _load_realtalk, "madial-bench": _load_madial}
+    loaders = {
+        "locomo": _load_locomo,
+        "realtalk": _load_realtalk,
+        "madial-bench": _load_madial,
+        "beam": _load_beam,
+    }
     return loaders[name](folder)
 
 
@@ -257,13 +279,13 @@ def _load_madial(folder: Path) -> Dataset:
     memories_path = folder / "MADial-Bench-en-memory.json"
     if not dialogues_path.is_file() or not memories_path.is_file():
         raise _missing("madial-bench", folder)
-    turns = []
+    turns: list[Turn] = []
     for entry in _json_lines(memories_path):
         for memory_id, memory in entry.items():
             turns.append(
                 Turn(
                     dia_id=str(memory_id),
-                    session=0,
+                    session=len(turns) + 1,  # every archived memory is its own episode
                     speaker="",
                     text=str(memory["event"]),
                     session_datetime=datetime.strptime(str(memory["time"]), "%Y-%m-%d"),
@@ -285,6 +307,103 @@ def _load_madial(folder: Path) -> Dataset:
         )
     haystack = Haystack("archive", tuple(turns), tuple(questions))
     return Dataset("madial-bench", (haystack,), {1: "memory recall"})
+
+
+# BEAM's probing questions that name evidence turns (abstention names none).
+BEAM_CATEGORIES = {
+    1: "information_extraction",
+    2: "multi_session_reasoning",
+    3: "knowledge_update",
+    4: "temporal_reasoning",
+    5: "event_ordering",
+    6: "contradiction_resolution",
+    7: "preference_following",
+    8: "instruction_following",
+    9: "summarization",
+}
+_BEAM_MARKER = re.compile(r"\s*->->\s*\d+\s*,\s*\d+\s*$")  # "... ->-> 1,1"
+_BEAM_DATE = "%B-%d-%Y"  # "March-15-2024"
+_BEAM_START = datetime(2024, 1, 1, 9, 0)
+
+
+def _beam_dates(chat: Sequence[Mapping[str, Any]]) -> list[datetime]:
+    """Each batch's date: its first time anchor (the previous batch's + 3 weeks if none)."""
+    dates: list[datetime] = []
+    for batch in chat:
+        anchor = next(
+            (
+                str(turn["time_anchor"])
+                for session in batch["turns"]
+                for turn in session
+                if turn.get("time_anchor")
+            ),
+            None,
+        )
+        if anchor is not None:
+            dates.append(datetime.strptime(anchor, _BEAM_DATE).replace(hour=9))
+        else:
+            dates.append(dates[-1] + timedelta(weeks=3) if dates else _BEAM_START)
+    return dates
+
+
+def _beam_haystack(haystack_id: str, chat: Sequence[Mapping[str, Any]], probing: Any) -> Haystack:
+    turns: list[Turn] = []
+    dates = _beam_dates(chat)
+    number = 0
+    for position, batch in enumerate(chat):
+        sessions = batch["turns"]
+        start = dates[position]
+        end = dates[position + 1] if position + 1 < len(dates) else start + timedelta(weeks=3)
+        step = max(end - start, timedelta(days=1)) / max(len(sessions), 1)
+        for index, session in enumerate(sessions):
+            number += 1
+            when = start + index * step
+            for offset, turn in enumerate(session):
+                content = _BEAM_MARKER.sub("", str(turn["content"]))
+                turns.append(
+                    Turn(
+                        dia_id=str(turn["id"]),
+                        session=number,
+                        speaker=str(turn["role"]),
+                        text=f"{turn['role']}: {content}",
+                        session_datetime=when + timedelta(minutes=offset),
+                    )
+                )
+    known = {t.dia_id for t in turns}
+    questions = []
+    for category, name in BEAM_CATEGORIES.items():
+        for item in probing.get(name, []):
+            ids = item.get("source_chat_ids") or []
+            flat = ids if isinstance(ids, list) else [i for v in ids.values() for i in v]
+            evidence = tuple(dict.fromkeys(str(i) for i in flat if str(i) in known))
+            questions.append(
+                Question(
+                    question=str(item["question"]),
+                    category=category,
+                    evidence=evidence,
+                    answer=str(item.get("answer", "")),
+                )
+            )
+    return Haystack(haystack_id, tuple(turns), tuple(questions))
+
+
+def _load_beam(folder: Path) -> Dataset:
+    root = folder / "chats" / "100K"
+    chats = sorted(
+        (p for p in root.glob("*") if p.name.isdigit() and (p / "chat.json").is_file()),
+        key=lambda p: int(p.name),
+    ) if root.is_dir() else []  # fmt: skip
+    if not chats:
+        raise _missing("beam", folder)
+    haystacks = []
+    for chat_dir in chats:
+        questions_file = chat_dir / "probing_questions" / "probing_questions.json"
+        if not questions_file.is_file():
+            continue
+        chat = json.loads((chat_dir / "chat.json").read_text(encoding="utf-8"))
+        probing = json.loads(questions_file.read_text(encoding="utf-8"))
+        haystacks.append(_beam_haystack(chat_dir.name, chat, probing))
+    return Dataset("beam", tuple(haystacks), BEAM_CATEGORIES)
 
 
 def first_haystacks(dataset: Dataset, count: int | None) -> Dataset:

