@@ -45,9 +45,10 @@ demo: $(VENV)/.core  ## the main job on the embedded SQLite default, offline
 
 install: $(VENV)/.all
 
-lint: $(VENV)/.all  ## ruff over everything: core, integrations, benchmarks, tests, scripts
+lint: $(VENV)/.all  ## ruff over everything; the import layers and arrows ([tool.importlinter])
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(VENV)/.all  ## mypy over the files listed in pyproject.toml ([tool.mypy] files)
 	$(BIN)/mypy

@@ -37,6 +37,7 @@ from zenbrain.errors import (
     StorageError,
     StoreNotFoundError,
 )
+from zenbrain.storage.encryption import KEY_ENV, KEY_FILE_ENV, convert
 
 if TYPE_CHECKING:
     from zenbrain.providers.base import EmbeddingProvider
@@ -67,8 +68,6 @@ __all__ = [
 DB_ENV = "ZENBRAIN_DB"
 CONTEXTS_ENV = "ZENBRAIN_CONTEXTS"
 EMBEDDER_ENV = "ZENBRAIN_EMBEDDER"
-KEY_ENV = "ZENBRAIN_KEY"
-KEY_FILE_ENV = "ZENBRAIN_KEY_FILE"
 
 DEFAULT_DB = "./zenbrain.db"
 DEFAULT_CONTEXTS: tuple[str, ...] = ("personal", "work", "learning", "creative")
@@ -409,14 +408,10 @@ def encrypt_store(path: str | Path, key: str) -> None:
     """Encrypt the plain SQLite store at ``path`` in place with ``key`` (``zenbrain
     encrypt``): crash-safe, with no other process holding the store open
     (docs/guide/privacy.md)."""
-    from zenbrain.storage.encryption import convert
-
     convert(Path(path), None, key)
 
 
 def rekey_store(path: str | Path, old_key: str, new_key: str) -> None:
     """Change an encrypted store's key from ``old_key`` to ``new_key`` (``zenbrain rekey``),
     crash-safe as :func:`encrypt_store` is."""
-    from zenbrain.storage.encryption import convert
-
     convert(Path(path), old_key, new_key)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from zenbrain import MemoryCoordinator
+from zenbrain.config import resolve_location
 from zenbrain.ranking import (
     FUNCTION_WORD_WEIGHT,
     FUNCTION_WORDS,
@@ -20,7 +21,7 @@ from zenbrain.ranking import (
     lexical_score,
     with_neighbours,
 )
-from zenbrain.storage.database import Database, resolve_location
+from zenbrain.storage.database import Database
 from zenbrain.storage.indexes import IndexedText
 from zenbrain.text import content_tokens, tokenize
 

@@ -24,9 +24,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from zenbrain import MemoryCoordinator
+from zenbrain.config import resolve_location
 from zenbrain.providers import HashingEmbedder
 from zenbrain.ranking import K1, B
-from zenbrain.storage.database import Database, resolve_location
+from zenbrain.storage.database import Database
 from zenbrain.storage.indexes import IndexedText
 from zenbrain.storage.migrations import rebuild_lexical_index
 from zenbrain.storage.postgres import lexical as postgres_lexical

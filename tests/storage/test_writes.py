@@ -14,7 +14,8 @@ import pytest
 from sqlalchemy import event, select
 
 from zenbrain import MemoryCoordinator
-from zenbrain.storage.database import Database, resolve_location
+from zenbrain.config import resolve_location
+from zenbrain.storage.database import Database
 from zenbrain.storage.records import content_hash
 from zenbrain.storage.schema import entities, facts, memories
 from zenbrain.storage.sqlite.engine import PAGE_CACHE_KIB

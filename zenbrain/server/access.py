@@ -22,11 +22,10 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from zenbrain import _validation as check
-from zenbrain.coordinator import MemoryCoordinator
+from zenbrain import MemoryCoordinator
 from zenbrain.errors import AccessDeniedError, InvalidInputError
+from zenbrain.server.keys import ApiKey, active_key_count, verify_token
 from zenbrain.server.problems import AccessDenied, problem
-from zenbrain.storage.api_keys import ApiKey, active_key_count, verify_token
 
 __all__ = [
     "Caller",
@@ -102,8 +101,7 @@ def _state(request: Request) -> ServerState:
 
 
 def _check_key(state: ServerState, token: str | None) -> Caller:
-    db = state.base.database
-    required = state.require_keys or active_key_count(db) > 0
+    required = state.require_keys or active_key_count(state.base) > 0
     if token is None:
         if required:
             raise AccessDenied(
@@ -112,7 +110,7 @@ def _check_key(state: ServerState, token: str | None) -> Caller:
                 401,
             )
         return Caller(None, False)
-    key = verify_token(db, token)
+    key = verify_token(state.base, token)
     if key is None:
         raise AccessDenied(
             "the API key is not valid (unknown, revoked or mistyped): check it with "
@@ -189,14 +187,14 @@ async def memory_for_request(
     if namespace is not None:
         _check_utf8_namespace(request)
     chosen = who.default_namespace() if namespace is None else namespace
-    chosen = check.check_namespace(chosen)
     if not who.allows(chosen):
         raise AccessDenied(
             f"this API key does not open the namespace {chosen[:80]!r}: leave out ?namespace= "
             "to use the key's own, or use a key made for that namespace"
         )
+    view = _state(request).view(chosen)  # for_namespace refuses a malformed name
     request.state.caller = who
-    return _state(request).view(chosen)
+    return view
 
 
 def _check_utf8_namespace(request: Request) -> None:

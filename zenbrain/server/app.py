@@ -14,8 +14,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from zenbrain import __version__
-from zenbrain.coordinator import MemoryCoordinator
+from zenbrain import MemoryCoordinator, __version__
 from zenbrain.errors import InvalidInputError
 from zenbrain.server import routes_memories, routes_state, routes_transfer
 from zenbrain.server.access import KeyFirst, ServerState

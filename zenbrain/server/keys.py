@@ -1,13 +1,16 @@
 """API keys of a store, managed through its coordinator (``zenbrain keys add/list/revoke``):
-each opens one namespace or a namespace prefix; only a hash of its secret is kept."""
+each opens one namespace or a namespace prefix; only a hash of its secret is kept.
+
+The server checks each request's token here too (:func:`verify_token`), so this module is the
+server's one door to the key table."""
 
 from __future__ import annotations
 
-from zenbrain.coordinator import MemoryCoordinator
+from zenbrain import MemoryCoordinator
 from zenbrain.storage import api_keys
 from zenbrain.storage.api_keys import ApiKey
 
-__all__ = ["ApiKey", "add_key", "list_keys", "revoke_key"]
+__all__ = ["ApiKey", "active_key_count", "add_key", "list_keys", "revoke_key", "verify_token"]
 
 
 def add_key(
@@ -26,3 +29,14 @@ def list_keys(memory: MemoryCoordinator, *, include_revoked: bool = False) -> li
 def revoke_key(memory: MemoryCoordinator, key_id: str) -> bool:
     """Refuse the key ``key_id`` from the next request on; False when no active key has it."""
     return api_keys.revoke_key(memory.database, key_id)
+
+
+def active_key_count(memory: MemoryCoordinator) -> int:
+    """How many keys are not revoked: a server with any asks every request for one."""
+    return api_keys.active_key_count(memory.database)
+
+
+def verify_token(memory: MemoryCoordinator, token: str) -> ApiKey | None:
+    """The active key ``token`` belongs to, or None (unknown, revoked or mistyped); the
+    secret is compared in constant time."""
+    return api_keys.verify_token(memory.database, token)

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request
 
-from zenbrain.memory import inspection
+from zenbrain import inspection
 from zenbrain.server.access import Caller, Memory
 from zenbrain.server.models import (
     ClearResponse,
@@ -121,13 +121,11 @@ async def clear_session(memory: Memory, session_id: SessionQuery = None) -> Clea
 @router.post("/consolidate", response_model=ConsolidationResponse, tags=["maintenance"])
 async def consolidate(memory: Memory) -> ConsolidationResponse:
     """One maintenance pass; ``promotions`` names each episode promoted and its facts."""
-    candidates = await asyncio.to_thread(inspection.promotable_episodes, memory._scope)
+    candidates = await asyncio.to_thread(inspection.promotable_episodes, memory)
     report = await memory.aconsolidate()
     promotions = []
     for episode_id in candidates if report.promoted else []:
-        links = await asyncio.to_thread(
-            inspection.consolidation_links_of, memory._scope, episode_id
-        )
+        links = await asyncio.to_thread(inspection.consolidation_links, memory, episode_id)
         if links["consolidated_into"]:
             promotions.append(Promotion(episode_id=episode_id, fact_ids=links["consolidated_into"]))
     return ConsolidationResponse(**report.to_dict(), promotions=promotions)

@@ -7,7 +7,7 @@ import socket
 from collections.abc import Sequence
 
 from zenbrain.errors import InvalidInputError
-from zenbrain.storage.api_keys import active_key_count
+from zenbrain.server.keys import active_key_count
 
 __all__ = ["DEFAULT_PORT", "is_loopback", "listening_socket", "serve"]
 
@@ -56,7 +56,7 @@ def serve(
     needs one."""
     import uvicorn
 
-    from zenbrain.coordinator import MemoryCoordinator
+    from zenbrain import MemoryCoordinator
     from zenbrain.server.app import DEFAULT_MAX_BODY_BYTES, create_app
 
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
@@ -64,7 +64,7 @@ def serve(
     memory = MemoryCoordinator(location)
     try:
         public = not is_loopback(host)
-        if public and active_key_count(memory.database) == 0:
+        if public and active_key_count(memory) == 0:
             raise InvalidInputError(
                 f"refusing to serve on {host!r} without an API key: anyone who can reach it "
                 "could read and change every memory. Make a key first (zenbrain keys add "

@@ -15,7 +15,6 @@ from sqlalchemy import Connection, Engine, create_engine, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
-from zenbrain.config import DEFAULT_DB, resolve_location
 from zenbrain.errors import (
     DatabaseNotWritableError,
     InvalidInputError,
@@ -37,7 +36,7 @@ def _driver_errors() -> tuple[type[BaseException], ...]:
     return found if cipher is None else (*found, cipher.Error)
 
 
-__all__ = ["DEFAULT_DB", "Database", "resolve_location", "storage_error"]
+__all__ = ["Database", "storage_error"]
 
 _PATH_ADVICE = (
     "Set ZENBRAIN_DB (or pass db=) to an absolute path or one starting with ~/, "

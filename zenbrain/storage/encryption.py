@@ -23,12 +23,13 @@ import signal
 from pathlib import Path
 from typing import Any
 
-from zenbrain.config import KEY_ENV, KEY_FILE_ENV
 from zenbrain.errors import EncryptionKeyError, InvalidInputError, StorageError, require
 
 __all__ = [
     "FAULT_ENV",
     "KDF_ITERATIONS",
+    "KEY_ENV",
+    "KEY_FILE_ENV",
     "PLAIN_HEADER",
     "connect",
     "convert",
@@ -39,6 +40,11 @@ __all__ = [
     "raw_key",
     "wrong_key",
 ]
+
+KEY_ENV = "ZENBRAIN_KEY"
+"""The variable holding an encrypted store's passphrase (read by :mod:`zenbrain.config`)."""
+KEY_FILE_ENV = "ZENBRAIN_KEY_FILE"
+"""The variable naming a file that holds the passphrase, instead of :data:`KEY_ENV`."""
 
 PLAIN_HEADER = b"SQLite format 3\x00"
 """The first 16 bytes of every plain SQLite file (an encrypted one starts with its salt)."""
