@@ -1,50 +1,29 @@
 """The inspector in a real browser: Playwright driving Debian's Chromium (``apt-get install
-chromium``; never a downloaded browser) against a server on loopback. Without Chromium these
-tests fail, they do not skip: CI installs it (.ci/run)."""
+chromium``; never a downloaded browser; the fixtures are in conftest.py) against a server on
+loopback. Without Chromium these tests fail, they do not skip: CI installs it (.ci/run). Each
+view checked leaves its screenshot in build/inspector/ (git ignores it)."""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from zenbrain.coordinator import MemoryCoordinator
 from zenbrain.server import create_app
 from zenbrain.storage.api_keys import add_key
 from zenbrain.testing.server import running_server
 
-CHROMIUM = "/usr/bin/chromium"
 SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "images" / "inspector.png"
 # The docs' screenshot is rewritten only when asked (`make screenshot`): a test run must leave
 # a clone as it found it.
 UPDATE_SCREENSHOT_ENV = "ZENBRAIN_UPDATE_SCREENSHOT"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    assert Path(CHROMIUM).exists(), (
-        f"the browser tests need Debian's chromium at {CHROMIUM}: apt-get install -y chromium"
-    )
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
-        )
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    opened = context.new_page()
-    yield opened
-    context.close()
 
 
 @pytest.fixture
@@ -56,12 +35,15 @@ def server(tmp_path: Path) -> Iterator[str]:
         yield url
 
 
-def test_a_memory_stored_through_the_api_shows_in_the_page(server: str, page: Page) -> None:
+def test_a_memory_stored_through_the_api_shows_in_the_page(
+    server: str, page: Page, snapshot: Callable[[Page, str], Path]
+) -> None:
     text = "The harbour ferry leaves Kiel at 07:40 on weekdays."
     stored = httpx.post(f"{server}/v1/memories", json={"content": text, "layer": "semantic"})
     assert stored.status_code == 201
     page.goto(f"{server}/#/browse")
     expect(page.get_by_role("list", name="Memories")).to_contain_text(text)
+    snapshot(page, "browse")
     page.get_by_label("Layer").select_option("episodic")
     page.get_by_role("button", name="Show").click()
     expect(page.get_by_text("Nothing stored here yet.")).to_be_visible()
@@ -82,7 +64,9 @@ def test_search_shows_each_results_score_parts(server: str, page: Page) -> None:
     assert float(first.locator(".part-lexical").inner_text()) > 0
 
 
-def test_forgetting_in_the_page_shows_the_cascade_and_removes_it(server: str, page: Page) -> None:
+def test_forgetting_in_the_page_shows_the_cascade_and_removes_it(
+    server: str, page: Page, snapshot: Callable[[Page, str], Path]
+) -> None:
     episode = httpx.post(
         f"{server}/v1/memories",
         json={"content": "I was thrilled when my talk got accepted at PyCon!", "layer": "episodic",
@@ -101,6 +85,7 @@ def test_forgetting_in_the_page_shows_the_cascade_and_removes_it(server: str, pa
     expect(dialog).to_contain_text("its copy in working memory")  # not a bare slot id
     expect(dialog).to_contain_text(f"It takes with it {len(cascade)} linked memories:")
     expect(dialog).not_to_contain_text("null")
+    snapshot(page, "forget-dialog")
     dialog.get_by_role("button", name="Forget").click()
     expect(page.get_by_role("status")).to_contain_text(f"Forgotten, with {len(cascade)} linked")
     assert httpx.get(f"{server}/v1/memories/{episode}").status_code == 404
@@ -118,18 +103,23 @@ def test_cancelling_the_forget_dialog_keeps_the_memory(server: str, page: Page) 
     assert httpx.get(f"{server}/v1/memories/{kept}").status_code == 200
 
 
-def test_editing_a_core_block_and_grading_a_review(server: str, page: Page) -> None:
+def test_editing_a_core_block_and_grading_a_review(
+    server: str, page: Page, snapshot: Callable[[Page, str], Path]
+) -> None:
     httpx.put(f"{server}/v1/core-blocks/persona", json={"content": "Anna, engineer in Kiel."})
     page.goto(f"{server}/#/core")
     box = page.get_by_role("textbox", name="persona")
     box.fill("Anna, engineer in Hamburg.")
     page.get_by_role("form", name="Core block persona").get_by_role("button", name="Save").click()
     expect(page.get_by_role("status")).to_contain_text("Saved persona")
+    snapshot(page, "core-blocks")
     blocks = httpx.get(f"{server}/v1/core-blocks").json()
     assert [b["content"] for b in blocks] == ["Anna, engineer in Hamburg."]
 
 
-def test_health_consolidation_and_review_views(server: str, page: Page) -> None:
+def test_health_consolidation_and_review_views(
+    server: str, page: Page, snapshot: Callable[[Page, str], Path]
+) -> None:
     httpx.post(
         f"{server}/v1/memories",
         json={"content": "I was thrilled when my talk got accepted at PyCon!", "layer": "episodic",
@@ -143,12 +133,14 @@ def test_health_consolidation_and_review_views(server: str, page: Page) -> None:
     page.get_by_role("link", name="Review").click()
     page.get_by_role("button", name="Consolidate now").click()
     expect(page.get_by_text("Promoted 1 episodes")).to_be_visible()
+    snapshot(page, "review")
     fact = httpx.post(f"{server}/v1/find", json={"metadata": None, "layers": ["semantic"]}).json()
     assert any(m["metadata"].get("consolidated_from") for m in fact)
     page.goto(f"{server}/#/health")
     expect(page.get_by_role("img", name="Memories per layer")).to_have_accessible_name(
         re.compile(r"semantic 4")
     )
+    snapshot(page, "health")
 
 
 def test_grading_a_due_fact_in_the_page(tmp_path: Path, page: Page) -> None:
@@ -169,7 +161,9 @@ def test_grading_a_due_fact_in_the_page(tmp_path: Path, page: Page) -> None:
         assert memory.get(fact) is not None
 
 
-def test_a_wrong_key_sees_nothing(tmp_path: Path, page: Page) -> None:
+def test_a_wrong_key_sees_nothing(
+    tmp_path: Path, page: Page, snapshot: Callable[[Page, str], Path]
+) -> None:
     secret = "Alice's locker code is 4711."
     with MemoryCoordinator(str(tmp_path / "keys.db")) as memory:
         _, alice = add_key(memory.database, "alice")
@@ -187,6 +181,7 @@ def test_a_wrong_key_sees_nothing(tmp_path: Path, page: Page) -> None:
             # The page says which namespace the key opened, not the key-less "default".
             expect(page.get_by_text("Namespace open: alice")).to_be_visible()
             expect(page.get_by_label("Namespace")).to_have_attribute("placeholder", "alice")
+            snapshot(page, "namespace-opened")
 
 
 def test_the_page_fits_a_phone_and_works_by_keyboard(server: str, browser: Browser) -> None:
@@ -214,7 +209,9 @@ def test_the_page_fits_a_phone_and_works_by_keyboard(server: str, browser: Brows
         context.close()
 
 
-def test_screenshot_of_the_inspector(server: str, page: Page, tmp_path: Path) -> None:
+def test_screenshot_of_the_inspector(
+    server: str, page: Page, tmp_path: Path, snapshot: Callable[[Page, str], Path]
+) -> None:
     """The README's screenshot, taken here from a real page: into docs/images/inspector.png
     with ZENBRAIN_UPDATE_SCREENSHOT=1 (``make screenshot``), else into a temporary folder."""
     target = SCREENSHOT if os.environ.get(UPDATE_SCREENSHOT_ENV) == "1" else tmp_path / "shot.png"
@@ -227,7 +224,7 @@ def test_screenshot_of_the_inspector(server: str, page: Page, tmp_path: Path) ->
         httpx.post(f"{server}/v1/memories", json={"content": content, "layer": layer})
     page.goto(f"{server}/#/search?q=staging%20database%20backup")
     expect(page.get_by_role("list", name="Results").get_by_role("listitem").first).to_be_visible()
-    page.evaluate("window.scrollTo(0, 0)")  # the view's focus scrolled the header away
     target.parent.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(target), full_page=False)
+    snapshot(page, "search")
     assert target.stat().st_size > 10_000

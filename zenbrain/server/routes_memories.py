@@ -130,10 +130,12 @@ async def edit(memory_id: MemoryId, body: EditRequest, memory: Memory) -> IdResp
 @router.post("/memories/{memory_id}/update", response_model=IdResponse)
 async def update(memory_id: MemoryId, body: StoreRequest, memory: Memory) -> IdResponse:
     """Store ``content`` as the new version of the memory and close the old one, in one
-    transaction (both stay readable: its history); returns the new id."""
+    transaction (both stay readable: its history); returns the new id. What the body leaves
+    out (its layer, context, metadata, ...) the new version keeps from the old, as
+    ``update()`` does: ``layer`` is not read as store's ``"auto"``."""
     if await memory.aget(memory_id) is None:
         raise _not_found(memory_id, memory.namespace)
-    arguments = _store_arguments(body)
+    arguments = body.model_dump(exclude_unset=True, exclude_none=True, exclude={"match"})
     content = arguments.pop("content")
     return IdResponse(id=await memory.aupdate(memory_id, content, **arguments))
 

@@ -63,12 +63,14 @@ function view(title, ...children) {
   const shown = children.flat().filter((child) => child !== null && child !== undefined && child !== false);
   main.replaceChildren(h("h2", { id: "view-title", text: title }), ...shown);
   main.setAttribute("aria-labelledby", "view-title");
-  main.focus();
+  // Focus moves to the view for keyboard users without scrolling the header away.
+  main.focus({ preventScroll: true });
+  window.scrollTo(0, 0);
 }
 
 function failed(err) {
-  if (err instanceof ApiError && err.status === 401) {
-    say("This server needs an API key: enter yours above. (" + err.message + ")", true);
+  if (err instanceof ApiError && err.status === 401 && !state.key) {
+    say("This server needs an API key: enter yours above. Make one with `zenbrain keys add NAMESPACE`.", true);
   } else {
     say((err && err.error ? err.error + ": " : "") + (err && err.message ? err.message : String(err)), true);
   }
@@ -147,8 +149,11 @@ async function search(params) {
 
 // ------------------------------------------------------------------ one memory
 async function memoryPage(id) {
-  const p = await api("GET", "/memories/" + encodeURIComponent(id) + "/provenance");
+  const path = "/memories/" + encodeURIComponent(id);
+  const p = await api("GET", path + "/provenance");
   const m = p.memory;
+  const isCore = m.layer === "core";  // a core block has no versions: it is set again
+  const versions = isCore ? [] : await api("GET", path + "/history");
   const idLink = (other) => h("li", {}, h("a", { href: "#/memory/" + encodeURIComponent(other), text: other }));
   const facts = h("dl", { class: "facts" },
     h("dt", { text: "Layer" }), h("dd", { text: m.layer }),
@@ -175,23 +180,35 @@ async function memoryPage(id) {
         h("dt", { text: "Difficulty" }), h("dd", { text: fmt(c.difficulty) }),
         h("dt", { text: "State" }), h("dd", { text: c.state === undefined ? "—" : String(c.state) })));
   }
+  // The versions of the memory (update() chains them), oldest first.
+  const history = versions.length > 1 ? h("section", { "aria-labelledby": "history-title", class: "card" },
+    h("h3", { id: "history-title", text: "History" }),
+    h("ol", { class: "history", "aria-label": "Versions, oldest first" }, versions.map((v) => h("li", {},
+      v.id === m.id ? h("strong", { text: v.content }) : h("a", { href: "#/memory/" + encodeURIComponent(v.id), text: v.content }),
+      h("div", { class: "meta", text: "from " + when(v.valid_from || v.created_at)
+        + (v.valid_to ? " until " + when(v.valid_to) : ", current") + (v.id === m.id ? " · this version" : "") }))))) : null;
   const editor = h("textarea", { id: "edit-content", name: "content" });
   editor.value = m.content;
+  // Saving a core block sets it again under its label; saving any other memory is update():
+  // the text becomes a new version and this one stays readable in the history.
   const edit = h("form", { class: "card", "aria-labelledby": "edit-title", onsubmit: async (e) => {
     e.preventDefault();
     try {
-      const done = await api("PUT", "/memories/" + encodeURIComponent(m.id), { content: editor.value });
-      say("Saved.");
+      const done = isCore
+        ? await api("PUT", path, { content: editor.value })
+        : await api("POST", path + "/update", { content: editor.value });
+      state.flash = isCore ? "Saved." : "Saved as a new version; the old one is kept in its history.";
       location.hash = "#/memory/" + encodeURIComponent(done.id);
       if (done.id === m.id) route();
     } catch (err) { say(err.message, true); }
   } }, h("h3", { id: "edit-title", text: "Edit" }),
-    h("label", { for: "edit-content", text: "Text (saving replaces the memory)" }), editor,
+    h("label", { for: "edit-content", text: isCore ? "Text (saving sets the core block again)"
+      : "Text (saving stores a new version; this one stays in the history)" }), editor,
     h("div", { class: "actions" },
       h("button", { type: "submit", text: "Save" }),
       h("button", { type: "button", class: "danger", id: "forget", text: "Forget…", onclick: () => forgetFlow(m) })));
   view("Memory", h("div", { class: "card" }, h("pre", { class: "memory-content", text: m.content })),
-    h("div", { class: "card" }, facts), provenance, card, edit);
+    h("div", { class: "card" }, facts), history, provenance, card, edit);
 }
 
 function counted(n, one, many) {
