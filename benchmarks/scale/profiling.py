@@ -132,7 +132,7 @@ def profile_coordinator(
             lambda: [coordinator.recall(q) for q in queries] and None,
         )
     )
-    lexical = MemoryCoordinator(coordinator.database.path, namespace=coordinator.namespace)
+    lexical = MemoryCoordinator(coordinator.location, namespace=coordinator.namespace)
     try:
         for query in queries[:10]:
             lexical.recall(query)

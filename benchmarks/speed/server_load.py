@@ -30,7 +30,7 @@ import numpy as np
 from benchmarks.common.machine import machine_line
 from benchmarks.common.paths import DOCS_DIR
 from benchmarks.runner import Command
-from zenbrain.coordinator import MemoryCoordinator
+from zenbrain import MemoryCoordinator
 
 DOCS = DOCS_DIR / "guide" / "server.md"
 HEADING = "## Load: 16 clients on loopback"

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final, Literal
 
-from zenbrain._validation import check_finite, check_unit
+from research.algorithms.checks import check_finite, check_unit
 
 __all__ = [
     "CONTEXT_BOOST_SCALE",

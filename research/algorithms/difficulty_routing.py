@@ -28,7 +28,6 @@ import re
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from zenbrain.algorithms.similarity import NEGATION_CUES
 from zenbrain.errors import InvalidInputError
 from zenbrain.text import fold
 from zenbrain.text import words as folded_words
@@ -41,6 +40,14 @@ __all__ = [
     "route_for_score",
     "score_query_difficulty",
 ]
+
+# The negation cues of zenbrain's own negation detection (zenbrain/algorithms/similarity.py,
+# internal); tests/research/test_difficulty_routing.py checks the two lists stay equal.
+_ENGLISH_CUES = "not no never none nobody nothing neither nor without cannot nowhere"
+_GERMAN_CUES = (
+    "nicht nichts nie niemals niemand kein keine keinen keinem keiner keines weder ohne nirgends"
+)
+NEGATION_CUES: Final = frozenset(f"{_ENGLISH_CUES} {_GERMAN_CUES}".split())
 
 Route = Literal["fast_cache", "hybrid", "full_scan"]
 FULL_SCAN_MIN: Final = 0.55

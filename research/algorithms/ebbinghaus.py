@@ -30,13 +30,13 @@ from typing import Final, Literal
 import numpy as np
 import numpy.typing as npt
 
-from research.algorithms.fsrs_math import stability_after_lapse, stability_after_recall
-from zenbrain._validation import (
+from research.algorithms.checks import (
     check_finite,
     check_positive,
     check_unit,
     days_between,
 )
+from research.algorithms.fsrs_math import stability_after_lapse, stability_after_recall
 from zenbrain.errors import InvalidInputError
 
 __all__ = [

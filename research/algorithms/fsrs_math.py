@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Final, Literal
 
-from zenbrain._validation import (
+from research.algorithms.checks import (
     check_finite,
     check_positive,
     check_unit,

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Final
 
-from zenbrain._validation import check_finite, check_positive, check_unit
+from research.algorithms.checks import check_finite, check_positive, check_unit
 from zenbrain.errors import InvalidInputError
 
 __all__ = [

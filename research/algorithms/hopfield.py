@@ -20,7 +20,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from zenbrain._validation import check_positive
+from research.algorithms.checks import check_positive
 from zenbrain.errors import EmbeddingMismatchError, InvalidInputError
 
 __all__ = ["DEFAULT_BETA", "HopfieldResult", "hopfield_energy", "hopfield_retrieve"]

@@ -30,7 +30,7 @@ from typing import Final
 
 import numpy as np
 
-from zenbrain._validation import check_finite, check_unit
+from research.algorithms.checks import check_finite, check_unit
 from zenbrain.errors import InvalidInputError
 
 __all__ = [

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from zenbrain._validation import check_positive, check_unit
+from research.algorithms.checks import check_positive, check_unit
 from zenbrain.errors import InvalidInputError
 
 __all__ = [

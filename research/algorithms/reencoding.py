@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from zenbrain._validation import check_finite, check_unit
+from research.algorithms.checks import check_finite, check_unit
 from zenbrain.errors import EmbeddingMismatchError, InvalidInputError
 
 __all__ = ["prediction_error", "reencoding_interval", "reencoding_strength"]

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from zenbrain._validation import check_finite, check_unit
+from research.algorithms.checks import check_finite, check_unit
 from zenbrain.errors import InvalidInputError
 
 __all__ = [

@@ -20,7 +20,7 @@ from typing import Final
 
 import numpy as np
 
-from zenbrain._validation import check_finite
+from research.algorithms.checks import check_finite
 from zenbrain.errors import InvalidInputError
 
 __all__ = [

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from zenbrain._validation import check_finite, check_positive
+from research.algorithms.checks import check_finite, check_positive
 from zenbrain.errors import InvalidInputError
 
 __all__ = [

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from research.algorithms.checks import check_finite, check_positive
 from research.algorithms.fsrs_math import (
     TARGET_RETENTION,
     difficulty_after_review,
@@ -32,7 +33,6 @@ from research.algorithms.fsrs_math import (
     stability_after_lapse,
     stability_after_recall,
 )
-from zenbrain._validation import check_finite, check_positive
 from zenbrain.errors import InvalidInputError
 
 __all__ = [

@@ -6,7 +6,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from research.algorithms.difficulty_routing import route_for_score, score_query_difficulty
+from research.algorithms.difficulty_routing import (
+    NEGATION_CUES,
+    route_for_score,
+    score_query_difficulty,
+)
+from zenbrain.algorithms import similarity
 from zenbrain.errors import InvalidInputError
 
 
@@ -58,3 +63,8 @@ def test_score_in_range_and_consistent(query: str) -> None:
 def test_adding_a_comparison_never_lowers_difficulty(query: str) -> None:
     base = score_query_difficulty(query).score
     assert score_query_difficulty(query + " versus").score >= base
+
+
+def test_the_negation_cues_are_zenbrains() -> None:
+    """research/ keeps its own copy (zenbrain's is internal); it must not drift."""
+    assert NEGATION_CUES == similarity.NEGATION_CUES
