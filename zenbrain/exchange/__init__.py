@@ -15,10 +15,14 @@ one transaction (all or nothing); ``dry_run=True`` reports what would be stored.
 
 from zenbrain.exchange.archive_export import ExportReport, export_archive
 from zenbrain.exchange.archive_import import ImportReport, import_archive
+from zenbrain.exchange.importers import IMPORT_FORMATS, detect_format, import_file
 
 __all__ = [
+    "IMPORT_FORMATS",
     "ExportReport",
     "ImportReport",
+    "detect_format",
     "export_archive",
     "import_archive",
+    "import_file",
 ]

@@ -72,6 +72,8 @@ class ImportReport:
     vectors: str = "none"
     renamed_sessions: dict[str, str] = field(default_factory=dict)
     ids: list[str] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)
+    layers: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -81,6 +83,8 @@ class ImportReport:
             "ids_kept": self.ids_kept,
             "vectors": self.vectors,
             "renamed_sessions": dict(self.renamed_sessions),
+            "skipped": dict(self.skipped),
+            "layers": dict(self.layers),
             "imported": self.counts.get("memories", 0),
             "ids": list(self.ids),
         }
@@ -346,6 +350,13 @@ def _write_related(conn: Connection, plan: _Plan, pk_of: dict[str, int]) -> None
     ])  # fmt: skip
 
 
+def _by_layer(content: ArchiveContent) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for row in content.rows.get("memories", []):
+        found[row["layer"]] = found.get(row["layer"], 0) + 1
+    return found
+
+
 def restore(
     memory: MemoryCoordinator,
     content: ArchiveContent,
@@ -353,8 +364,10 @@ def restore(
     dry_run: bool = False,
     progress: Progress | None = None,
     format: str = "archive",
+    skipped: dict[str, int] | None = None,
 ) -> ImportReport:
-    """Write checked archive content into ``memory``'s namespace (see the module)."""
+    """Write checked archive content into ``memory``'s namespace (see the module);
+    ``skipped``: what the source held that was not imported, reported as given."""
     plan = _Plan(memory, content)
     kinds = ["memories", *(k for k in content.rows if k != "memories")]
     counts = {kind: content.count(kind) for kind in kinds}
@@ -363,6 +376,8 @@ def restore(
     report: dict[str, Any] = {
         "format": format, "counts": counts, "ids_kept": plan.keep_ids,
         "vectors": plan.vectors, "renamed_sessions": plan.sessions,
+        "skipped": dict(skipped or {}),
+        "layers": _by_layer(content),
     }  # fmt: skip
     if dry_run:
         return ImportReport(dry_run=True, **report)
