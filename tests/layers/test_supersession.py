@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from zenbrain.layers.claim_rules import RULE_BASES
 from zenbrain.layers.supersession import (
     about,
     claim_keys,
@@ -15,7 +16,6 @@ from zenbrain.layers.supersession import (
     supersedes,
     superseding_claims,
 )
-from zenbrain.layers.supersession_patterns import _RULE_BASES
 from zenbrain.text import words
 
 UPDATES = [
@@ -236,7 +236,7 @@ def test_a_quick_test_never_hides_a_match(chosen: list[str]) -> None:
     # A pattern is skipped when its quick test finds nothing: that test must hold on every
     # text the pattern matches, or a claim would silently go unread.
     text = " ".join(chosen)
-    for _attribute, _base, patterns in _RULE_BASES:
+    for _attribute, _base, patterns in RULE_BASES:
         for pattern, _needed, quick in patterns:
             if quick is not None and pattern.search(text):
                 assert quick.search(text), (pattern.pattern[:40], text)

@@ -1,5 +1,6 @@
-"""When a new statement replaces an older one: claims read from text by rules, and the rule
-that decides supersession. Pure functions, English and German; no database, no model.
+"""When a new statement replaces an older one: the claims a text makes, read with the rules of
+:mod:`zenbrain.layers.claim_rules`, and the rule that decides supersession. Pure functions,
+English and German; no database, no model.
 
 A *claim* is what a sentence says about one subject: who (``subject``: the speaker, or "I"
 when there is none), what (``attribute``: where they live, who employs them, their diet, how
@@ -29,26 +30,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from zenbrain.layers.supersession_patterns import (
-    _DIETS,
-    _DIGIT,
-    _GATE_WORDS,
-    _GENERIC,
-    _HYPOTHETICAL,
-    _MARKER_WORDS,
-    _MEASURES,
-    _NEGATIVE_PREFERENCE,
-    _NOT_ATTRIBUTES,
-    _NUMBER_WORDS,
-    _ORDINALS,
-    _PREFERENCE_ONLY,
-    _PRONOUNS,
-    _RULE_BASES,
-    _SPEAKER,
-    _STATUSES,
-    _SUPERSEDING_GATE_WORDS,
-    _TURNED,
-    _gated_rules,
+from zenbrain.layers.claim_rules import (
+    DIETS,
+    GATE_WORDS,
+    MARKER_WORDS,
+    NUMBER_WORDS,
+    ORDINALS,
+    PREFERENCE_ONLY,
+    RULE_BASES,
+    STATUSES,
+    SUPERSEDING_GATE_WORDS,
+    TURNED_WORDS,
+    gated_rules,
+    has_digit,
 )
 from zenbrain.text import fold, stem, words
 
@@ -91,6 +85,73 @@ class Claim:
     grows: bool = False
 
 
+# ----------------------------------------------------------------------------- vocabulary
+# Counted nouns that measure an event rather than describe a state.
+_MEASURES = frozenset(
+    words(
+        "mile km kilometer meter hour minute second day week month year time dollar euro buck "
+        "pound kg kilo percent point step rep lap page calori stunde minut tag woche monat "
+        "jahr mal kilometr"
+    )
+)
+# Objects that name nothing: a plan or a like of "it" is no claim.
+_PRONOUNS = frozenset(
+    words(
+        "it this that them these those you him her what everything something anything es das "
+        "dies ihn sie euch dich alles etwas"
+    )
+)
+# Words in a named attribute that say nothing about which attribute it is.
+_GENERIC = frozenset(
+    words(
+        "new current updated revised latest total overall main final first last next daily "
+        "weekly monthly average basic initial neue neuer neues aktuelle"
+    )
+)
+# Named attributes that are people or things described, not values held: "my kids are 5".
+_NOT_ATTRIBUTES = frozenset(
+    words(
+        "kid child son daughter husband wife friend dog cat mom dad mother father brother "
+        "sister family parent team boss partner girlfriend boyfriend baby thing idea one life "
+        "day week time way trip vacation question answer"
+    )
+)
+# How a dislike begins (the preference rules match likes and dislikes alike).
+_NEGATIVE_PREFERENCE = (
+    "hate",
+    "dislike",
+    "detest",
+    "can't",
+    "cannot",
+    "don't",
+    "do not",
+    "no longer",
+    "stopped",
+    "hasse",
+)
+# A sentence with one of these states nothing: a question's "if", a wish, a doubt.
+_HYPOTHETICAL = frozenset(
+    fold(
+        "if whether would could might may maybe perhaps suppose imagine wish hope should "
+        "dream considering wenn falls ob würde wäre könnte vielleicht überlege möchte hätte "
+        "sollte wuerde waere koennte ueberlege moechte haette"
+    ).split()
+)
+
+# A text of the form "Name: ..." is Name speaking.
+_SPEAKER = re.compile(r"^\s*(?P<s>[A-ZÄÖÜ][\w .'-]{0,40}?)\s*:\s+")
+
+# Words that never make a claim's key.
+_STOP_KEY = frozenset(
+    words(
+        "the and for with to of in on at my our your his her their a an some more any much "
+        "many very really so too this that it is are was be been go going get der die das den "
+        "dem des ein eine einen mit und fuer zum zur nach auf im am anymore again now mehr "
+        "wieder jetzt nun"
+    )
+)
+
+
 # ----------------------------------------------------------------------------- reading
 def _words_key(text: str, limit: int = 4) -> frozenset[str]:
     terms = [stem(w) for w in fold(text).replace("-", " ").split()]
@@ -98,80 +159,12 @@ def _words_key(text: str, limit: int = 4) -> frozenset[str]:
     return frozenset(content[:limit])
 
 
-_STOP_KEY = frozenset(
-    [
-        "the",
-        "and",
-        "for",
-        "with",
-        "to",
-        "of",
-        "in",
-        "on",
-        "at",
-        "my",
-        "our",
-        "your",
-        "his",
-        "her",
-        "their",
-        "a",
-        "an",
-        "some",
-        "more",
-        "any",
-        "much",
-        "many",
-        "very",
-        "really",
-        "so",
-        "too",
-        "this",
-        "that",
-        "it",
-        "is",
-        "are",
-        "was",
-        "be",
-        "been",
-        "go",
-        "going",
-        "get",
-        "der",
-        "die",
-        "das",
-        "den",
-        "dem",
-        "des",
-        "ein",
-        "eine",
-        "einen",
-        "mit",
-        "und",
-        "fuer",
-        "zum",
-        "zur",
-        "nach",
-        "auf",
-        "im",
-        "am",
-        "anymore",
-        "again",
-        "now",
-        "mehr",
-        "wieder",
-        "jetzt",
-        "nun",
-    ]
-)
-
-
 def _number(raw: str) -> str:
     folded = fold(raw.strip()).rstrip(".")
-    if folded in _NUMBER_WORDS:
-        return str(_NUMBER_WORDS[folded])
-    if folded in _ORDINALS:
-        return str(_ORDINALS[folded])
+    if folded in NUMBER_WORDS:
+        return str(NUMBER_WORDS[folded])
+    if folded in ORDINALS:
+        return str(ORDINALS[folded])
     digits = re.sub(r"(?<=\d)(?:st|nd|rd|th)$", "", folded).replace(",", "")
     try:
         return str(int(float(digits)))
@@ -201,10 +194,10 @@ def _statement(body: str, start: int) -> tuple[str, bool] | None:
     folded = words(sentence)
     if not _HYPOTHETICAL.isdisjoint(folded) or "thinking" in folded:
         return None
-    return sentence, not _MARKER_WORDS.isdisjoint(folded)
+    return sentence, not MARKER_WORDS.isdisjoint(folded)
 
 
-_WORDS_OF_CHANGE = _MARKER_WORDS | frozenset(
+_WORDS_OF_CHANGE = MARKER_WORDS | frozenset(
     fold(
         "rescheduled moved postponed delayed raised lowered reduced cut added expanded grew "
         "total latest revised adjusted upgraded downgraded recently anymore erhöht gesenkt "
@@ -220,10 +213,10 @@ def states_change(text: str) -> bool:
     on weaker word overlap (:mod:`zenbrain.memory.validity`); nothing is closed by it, so
     questions and hypotheticals count too (an agent's user asks "can you update it to 1,200
     calls a day?")."""
-    if not _DIGIT(text):
+    if not has_digit(text):
         return False
     return any(
-        _DIGIT(sentence) and not _WORDS_OF_CHANGE.isdisjoint(words(sentence))
+        has_digit(sentence) and not _WORDS_OF_CHANGE.isdisjoint(words(sentence))
         for sentence in _SENTENCES.split(text)
     )
 
@@ -253,9 +246,9 @@ def _claim(
     if attribute == "diet":
         if "kein" in sentence or "Kein" in sentence:
             negated = True
-        return Claim(subject, attribute, frozenset(), _DIETS[fold(raw_value)], negated, marked)
+        return Claim(subject, attribute, frozenset(), DIETS[fold(raw_value)], negated, marked)
     if attribute == "relationship":
-        return Claim(subject, attribute, frozenset(), _STATUSES[fold(raw_value)], negated, marked)
+        return Claim(subject, attribute, frozenset(), STATUSES[fold(raw_value)], negated, marked)
     if attribute == "occupation":
         return Claim(subject, attribute, frozenset(), fold(raw_value), negated, marked)
     if attribute == "count":
@@ -319,9 +312,9 @@ def may_claim(text: str, folded: Sequence[str]) -> bool:
     """Whether :func:`claims` can find anything in ``text`` at all (a cheap test): a text
     failing it can neither replace nor be replaced."""
     return (
-        not _GATE_WORDS.isdisjoint(folded)
-        or bool(_DIGIT(text))
-        or not _MARKER_WORDS.isdisjoint(folded)
+        not GATE_WORDS.isdisjoint(folded)
+        or bool(has_digit(text))
+        or not MARKER_WORDS.isdisjoint(folded)
         or "ieblings" in text
     )
 
@@ -331,10 +324,10 @@ def _may_supersede(text: str, folded: Sequence[str]) -> bool:
     alone opens nothing, and a like only with a word saying it turned ("like" and "love"
     are in a fifth of all chat turns; a like replaces nothing unless it turned)."""
     return (
-        not _SUPERSEDING_GATE_WORDS.isdisjoint(folded)
-        or bool(_DIGIT(text))
+        not SUPERSEDING_GATE_WORDS.isdisjoint(folded)
+        or bool(has_digit(text))
         or "ieblings" in text
-        or (not _PREFERENCE_ONLY.isdisjoint(folded) and not _TURNED.isdisjoint(folded))
+        or (not PREFERENCE_ONLY.isdisjoint(folded) and not TURNED_WORDS.isdisjoint(folded))
     )
 
 
@@ -357,12 +350,12 @@ def claims(
     if not (_may_supersede(text, folded) if superseding else may_claim(text, folded)):
         return ()  # no rule's words, no number: most texts end here
     present = set(folded)
-    opened = _gated_rules(folded, present, text, superseding)
+    opened = gated_rules(folded, present, text, superseding)
     if not opened:
         return ()
     rules = [
         (attribute, patterns)
-        for attribute, base, patterns in _RULE_BASES
+        for attribute, base, patterns in RULE_BASES
         if attribute in opened and (only is None or base in only)
     ]
     if not rules:
@@ -467,10 +460,9 @@ def superseding_claims(
         return []
     # A new text still saying the old value ("I moved from Hamburg to Berlin, and I live in
     # Hamburg"?) is a contradiction in itself: leave it.
-    for _new, old in pairs:
-        if any(c.attribute == old.attribute and c.key == old.key and c.value == old.value
-               and c.negated == old.negated for c in new_claims):  # fmt: skip
-            return []
+    restated = {(c.attribute, c.key, c.value, c.negated) for c in new_claims}
+    if any((old.attribute, old.key, old.value, old.negated) in restated for _new, old in pairs):
+        return []
     return pairs
 
 
