@@ -184,9 +184,10 @@ def run(clients: int, seconds: float, seed_memories: int, command: str) -> str:
     url = f"http://127.0.0.1:{port}"
     server = subprocess.Popen(
         [sys.executable, "-m", "zenbrain", "serve", "--db", served, "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )  # fmt: skip
+    )
     try:
         _wait_for(url, server)
         print(f"HTTP: {clients} clients for {seconds:g} s ...", file=sys.stderr)
@@ -236,9 +237,13 @@ def main(argv: list[str] | None = None) -> int:
     cli.parser.add_argument("--seed-memories", type=int, default=2000)
     args = cli.parse(argv)
     command = cli.command(
-        "--clients", args.clients, "--seconds", f"{args.seconds:g}",
-        "--seed-memories", args.seed_memories,
-    )  # fmt: skip
+        "--clients",
+        args.clients,
+        "--seconds",
+        f"{args.seconds:g}",
+        "--seed-memories",
+        args.seed_memories,
+    )
     section = run(args.clients, args.seconds, args.seed_memories, command)
     print(section)
     cli.write_docs(args, section, HEADING)

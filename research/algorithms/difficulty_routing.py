@@ -47,16 +47,18 @@ _ENGLISH_CUES = "not no never none nobody nothing neither nor without cannot now
 _GERMAN_CUES = (
     "nicht nichts nie niemals niemand kein keine keinen keinem keiner keines weder ohne nirgends"
 )
-NEGATION_CUES: Final = frozenset(f"{_ENGLISH_CUES} {_GERMAN_CUES}".split())
+NEGATION_CUES: Final = frozenset(folded_words(f"{_ENGLISH_CUES} {_GERMAN_CUES}"))
 
 Route = Literal["fast_cache", "hybrid", "full_scan"]
 FULL_SCAN_MIN: Final = 0.55
 FAST_CACHE_MAX: Final = 0.45
 
 _CLAUSE_CUES: Final = frozenset(
-    {"and", "but", "because", "which", "while", "although", "whereas", "that",
-     "und", "aber", "weil", "dass", "waehrend", "obwohl", "sondern", "denn"}
-)  # fmt: skip
+    folded_words(
+        "and but because which while although whereas that und aber weil dass waehrend "
+        "obwohl sondern denn"
+    )
+)
 _COMPARISON = re.compile(
     r"\b(?:compare[ds]?|comparison|versus|vs|difference between|differ|better than|"
     r"worse than|more than|less than|vergleich\w*|unterschied\w*|besser als|"
@@ -71,9 +73,11 @@ _TEMPORAL = re.compile(
     r"wann|bevor|nachdem|seit|bis|gestern|heute|zuletzt|zuerst|letzte[rsnm]?|erste[rsnm]?)\b"
 )
 _QUESTION_START: Final = frozenset(
-    {"who", "what", "when", "where", "why", "how", "which", "did", "does", "do", "is", "are",
-     "wer", "was", "wann", "wo", "warum", "wie", "welche", "welcher", "welches"}
-)  # fmt: skip
+    folded_words(
+        "who what when where why how which did does do is are wer was wann wo warum wie "
+        "welche welcher welches"
+    )
+)
 _ENTITY_RUN = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-ZÄÖÜ][\w-]+(?:\s+[A-ZÄÖÜ][\w-]+)+")
 _CODED_ENTITY = re.compile(r"\b(?=\w*[A-Za-z])(?=\w*\d)\w{3,}\b")
 

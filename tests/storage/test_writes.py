@@ -54,9 +54,19 @@ ITEMS: list[str | dict[str, Any]] = [
 
 
 EXPECTED_LAYERS = [
-    "core", "procedural", "procedural", "episodic", "semantic", "semantic", None, "semantic",
-    "semantic", "semantic", "semantic", "episodic",
-]  # fmt: skip
+    "core",
+    "procedural",
+    "procedural",
+    "episodic",
+    "semantic",
+    "semantic",
+    None,
+    "semantic",
+    "semantic",
+    "semantic",
+    "semantic",
+    "episodic",
+]
 
 
 @pytest.fixture
@@ -137,12 +147,20 @@ def test_insert_many_stores_what_sqlalchemy_stores(store_location: str) -> None:
 
     def memory_row(pk: int) -> dict[str, Any]:
         return {
-            "pk": pk, "id": f"id-{pk}", "namespace": "ns", "layer": "semantic",
-            "content": "fact \u00fc\u2603", "content_hash": content_hash("fact \u00fc\u2603"),
-            "context": None, "emotional_weight": 0.25,
-            "confidence": None, "source": "user", "metadata": {"k": [1, "x"], "n": None},
-            "created_at": due, "updated_at": due,
-        }  # fmt: skip
+            "pk": pk,
+            "id": f"id-{pk}",
+            "namespace": "ns",
+            "layer": "semantic",
+            "content": "fact \u00fc\u2603",
+            "content_hash": content_hash("fact \u00fc\u2603"),
+            "context": None,
+            "emotional_weight": 0.25,
+            "confidence": None,
+            "source": "user",
+            "metadata": {"k": [1, "x"], "n": None},
+            "created_at": due,
+            "updated_at": due,
+        }
 
     try:
         with db.write() as conn:

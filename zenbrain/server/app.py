@@ -42,7 +42,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
         (422, "The request's values were refused (InvalidInputError)."),
         (503, "The store could not be used."),
     )
-}  # fmt: skip
+}
 
 
 class _BodyLimit:
