@@ -7,7 +7,7 @@ server's one door to the key table."""
 from __future__ import annotations
 
 from zenbrain import MemoryCoordinator
-from zenbrain.storage import api_keys
+from zenbrain.storage import api_keys as _api_keys
 from zenbrain.storage.api_keys import ApiKey
 
 __all__ = ["ApiKey", "active_key_count", "add_key", "list_keys", "revoke_key", "verify_token"]
@@ -18,25 +18,25 @@ def add_key(
 ) -> tuple[ApiKey, str]:
     """A new key for ``namespace`` (and every namespace below it with ``is_prefix``), and its
     token: shown this once, never stored."""
-    return api_keys.add_key(memory.database, namespace, is_prefix=is_prefix, name=name)
+    return _api_keys.add_key(memory.database, namespace, is_prefix=is_prefix, name=name)
 
 
 def list_keys(memory: MemoryCoordinator, *, include_revoked: bool = False) -> list[ApiKey]:
     """The store's keys (never their tokens)."""
-    return api_keys.list_keys(memory.database, include_revoked=include_revoked)
+    return _api_keys.list_keys(memory.database, include_revoked=include_revoked)
 
 
 def revoke_key(memory: MemoryCoordinator, key_id: str) -> bool:
     """Refuse the key ``key_id`` from the next request on; False when no active key has it."""
-    return api_keys.revoke_key(memory.database, key_id)
+    return _api_keys.revoke_key(memory.database, key_id)
 
 
 def active_key_count(memory: MemoryCoordinator) -> int:
     """How many keys are not revoked: a server with any asks every request for one."""
-    return api_keys.active_key_count(memory.database)
+    return _api_keys.active_key_count(memory.database)
 
 
 def verify_token(memory: MemoryCoordinator, token: str) -> ApiKey | None:
     """The active key ``token`` belongs to, or None (unknown, revoked or mistyped); the
     secret is compared in constant time."""
-    return api_keys.verify_token(memory.database, token)
+    return _api_keys.verify_token(memory.database, token)
