@@ -16,6 +16,7 @@ one transaction (all or nothing); ``dry_run=True`` reports what would be stored.
 from zenbrain.exchange.archive_export import ExportReport, export_archive
 from zenbrain.exchange.archive_import import ImportReport, import_archive
 from zenbrain.exchange.importers import IMPORT_FORMATS, detect_format, import_file
+from zenbrain.exchange.okf import export_okf
 
 __all__ = [
     "IMPORT_FORMATS",
@@ -23,6 +24,7 @@ __all__ = [
     "ImportReport",
     "detect_format",
     "export_archive",
+    "export_okf",
     "import_archive",
     "import_file",
 ]

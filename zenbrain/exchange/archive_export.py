@@ -46,7 +46,7 @@ from zenbrain.storage.schema import (
 if TYPE_CHECKING:
     from zenbrain.coordinator import MemoryCoordinator
 
-__all__ = ["ExportReport", "export_archive"]
+__all__ = ["ExportReport", "export_archive", "memory_line", "memory_query"]
 
 _PAGE = 1000
 Progress = Callable[[int, int], object]
@@ -67,7 +67,8 @@ def _line(out: IO[str], row: dict[str, Any]) -> None:
     out.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
 
 
-def _memory_query(namespace: str) -> Select[Any]:
+def memory_query(namespace: str) -> Select[Any]:
+    """A namespace's memories with every layer's details (for :func:`pages_by_key`)."""
     f, p, c = facts.c, procedures.c, core_blocks.c
     fields: tuple[Any, ...] = (
         f.due,
@@ -152,7 +153,7 @@ class _Export:
 
     def memories(self, progress: Progress | None, total: int) -> Iterator[dict[str, Any]]:
         done = 0
-        for page in pages_by_key(self.conn, _memory_query(self.namespace), _PAGE):
+        for page in pages_by_key(self.conn, memory_query(self.namespace), _PAGE):
             for row in page:
                 self.ids[int(row.pk)] = str(row.id)
                 yield memory_line(row)

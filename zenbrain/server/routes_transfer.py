@@ -1,5 +1,6 @@
-"""``/v1`` routes that move memories in and out (JSONL export and import, backups) and the
-five memory tools (``zenbrain.tools``), one route each, with the schemas those publish."""
+"""``/v1`` routes that move memories in and out (JSONL export and import, the archive,
+OKF, other systems' files through :mod:`zenbrain.exchange`, backups) and the five memory
+tools (``zenbrain.tools``), one route each, with the schemas those publish."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from starlette.responses import FileResponse, Response, StreamingResponse
 from zenbrain.cli._transfer import export_row, read_rows, split_import
 from zenbrain.coordinator import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
+from zenbrain.exchange import IMPORT_FORMATS, detect_format, export_archive, export_okf, import_file
 from zenbrain.server.access import Caller, Memory
 from zenbrain.server.models import ImportResponse
 from zenbrain.server.problems import AccessDenied, SafeJSONResponse
@@ -30,7 +32,9 @@ router = APIRouter(tags=["transfer"])
 tools_router = APIRouter(tags=["tools"])
 _LONG_TERM = (*SEARCHED_LAYERS, "core")
 _NDJSON = "application/x-ndjson"
+_ZIP = "application/zip"
 _PAGE = 500
+_EXPORT_FORMATS = ("jsonl", "archive", "okf")
 
 
 async def _rows(memory: MemoryCoordinator, layers: list[str] | None) -> AsyncIterator[bytes]:
@@ -42,17 +46,62 @@ async def _rows(memory: MemoryCoordinator, layers: list[str] | None) -> AsyncIte
             yield line.encode("utf-8")
 
 
+def _zipped(memory: MemoryCoordinator, fmt: str, embeddings: bool) -> bytes:
+    """The archive, or the OKF folder zipped, as bytes."""
+    if fmt == "archive":
+        out = io.BytesIO()
+        export_archive(memory, out, embeddings=embeddings)
+        return out.getvalue()
+    import shutil
+
+    folder = tempfile.mkdtemp(prefix="zenbrain-okf-")
+    try:
+        export_okf(memory, os.path.join(folder, "okf"))
+        written = shutil.make_archive(
+            os.path.join(folder, "okf"), "zip", os.path.join(folder, "okf")
+        )
+        with open(written, "rb") as packed:
+            return packed.read()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @router.get(
     "/export",
     response_class=StreamingResponse,
-    responses={200: {"content": {_NDJSON: {"schema": {"type": "string"}}}}},
+    responses={
+        200: {
+            "content": {
+                _NDJSON: {"schema": {"type": "string"}},
+                _ZIP: {"schema": {"type": "string", "format": "binary"}},
+            }
+        }
+    },
 )
 async def export(
     memory: Memory,
     layer: Annotated[list[str] | None, Query(max_length=4)] = None,
-) -> StreamingResponse:
+    format: Annotated[str, Query(description="jsonl, archive (a zip), or okf (a zip)")] = "jsonl",
+    embeddings: bool = True,
+) -> Response:
     """This namespace's memories as JSON lines, oldest first, streamed (the rows of
-    ``zenbrain export``; ``POST /v1/import`` reads them back)."""
+    ``zenbrain export``; ``POST /v1/import`` reads them back); ``format=archive``: the
+    lossless zenbrain archive as a zip (``embeddings=false`` leaves the vectors out);
+    ``format=okf``: the OKF Markdown folder as a zip."""
+    if format not in _EXPORT_FORMATS:
+        raise InvalidInputError(
+            f"format must be one of {', '.join(_EXPORT_FORMATS)}, got {format[:40]!r}"
+        )
+    if format != "jsonl":
+        if layer:
+            raise InvalidInputError(f"format={format} exports the whole namespace: drop layer")
+        data = await asyncio.to_thread(_zipped, memory, format, embeddings)
+        name = f"zenbrain-{memory.namespace}-{format}.zip".replace("/", "_")
+        return Response(
+            data,
+            media_type=_ZIP,
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
     layers = list(dict.fromkeys(layer)) if layer else None
     for name in layers or ():
         if name not in _LONG_TERM:
@@ -72,10 +121,36 @@ async def export(
         }
     },
 )
-async def import_(request: Request, memory: Memory) -> ImportResponse:
+async def import_(
+    request: Request,
+    memory: Memory,
+    format: Annotated[
+        str | None,
+        Query(description="jsonl, archive, mem0, letta, mcp-memory or cogx; default: detected"),
+    ] = None,
+    dry_run: bool = False,
+) -> Response | ImportResponse:
     """Store JSON lines (``zenbrain export``'s rows, or strings), all or none; core blocks
-    keep their labels. Imported memories get new ids."""
+    keep their labels. Imported memories get new ids. With ``format`` (or detected from the
+    body): a zenbrain archive (zip), mem0 JSON, a Letta agent file, the MCP memory server's
+    JSONL or a COGX .tar.gz, answered with the import's report; ``dry_run=true`` checks
+    everything and stores nothing (200)."""
     raw = await request.body()
+    if format is not None and format not in ("jsonl", *IMPORT_FORMATS):
+        raise InvalidInputError(
+            f"format must be one of jsonl, {', '.join(IMPORT_FORMATS)}, got {format[:40]!r}"
+        )
+    foreign = format if format in IMPORT_FORMATS else None
+    if format is None:
+        foreign = await asyncio.to_thread(detect_format, raw)
+    if foreign is not None or dry_run:
+        if foreign is None:  # a dry run of JSON lines: checked, counted
+            rows = await asyncio.to_thread(read_rows, io.StringIO(_utf8(raw)), "jsonl")
+            others, core = split_import(rows)
+            counts = {"memories": len(others) + len(core)}
+            return SafeJSONResponse({"format": "jsonl", "dry_run": True, "counts": counts})
+        report = await asyncio.to_thread(import_file, memory, raw, foreign, dry_run=dry_run)
+        return SafeJSONResponse(report.to_dict(), status_code=200 if dry_run else 201)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -121,6 +196,13 @@ async def backup(request: Request, memory: Memory) -> Response:
         media_type="application/octet-stream",
         background=BackgroundTask(remove),
     )
+
+
+def _utf8(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"an import is UTF-8 JSON lines; byte {exc.start} is not") from exc
 
 
 def _tool_route(name: str, parameters: dict[str, Any], output: dict[str, Any]) -> None:
