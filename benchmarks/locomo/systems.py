@@ -19,6 +19,7 @@ from __future__ import annotations
 import inspect
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -176,16 +177,31 @@ class RRFRetriever:
             part.close()
 
 
+#: How long after a conversation's last turn its questions are asked, with ``clock="question"``.
+ASKED_AFTER = timedelta(days=1)
+
+
 class ZenbrainRetriever:
     """zenbrain's own recall in namespace ``sample_id``: each turn an episode, recalled from
     the episodic layer, or (``routed``) each turn stored without a layer, as an agent
-    stores, and recalled with the default layers."""
+    stores, and recalled with the default layers.
 
-    def __init__(self, coordinator: Any, *, routed: bool = False) -> None:
+    ``clock``: the coordinator's clock, set by :meth:`index` to :data:`ASKED_AFTER` after
+    the last turn (the questions are asked then, and "last week" means the week before),
+    when given; else the machine's clock."""
+
+    def __init__(
+        self, coordinator: Any, *, routed: bool = False, clock: list[datetime] | None = None
+    ) -> None:
         self._coordinator = coordinator
         self._routed = routed
+        self._clock = clock
 
     def index(self, turns: Sequence[Turn]) -> None:
+        if self._clock is not None and turns:
+            last = max(turn.session_datetime for turn in turns)
+            aware = last if last.tzinfo is not None else last.replace(tzinfo=UTC)
+            self._clock[:] = [aware + ASKED_AFTER]
         layer = {} if self._routed else {"layer": "episodic"}
         self._coordinator.store_many(
             [
@@ -254,18 +270,23 @@ def _coordinator_class(needs_embedder: bool) -> Any:
     return MemoryCoordinator
 
 
-def _zenbrain_system(name: str, embedder: CachedEmbedder | None, *, routed: bool = False) -> System:
+def _zenbrain_system(
+    name: str, embedder: CachedEmbedder | None, *, routed: bool = False, clock: str = "wall"
+) -> System:
     coordinator_class = _coordinator_class(needs_embedder=embedder is not None)
     # One real SQLite file per run; every conversation is its own namespace in it.
     workdir = tempfile.TemporaryDirectory(prefix="zenbrain-locomo-")
     db_path = str(Path(workdir.name) / "locomo.db")
 
     def open_retriever(namespace: str) -> Retriever:
-        if embedder is None:
-            coordinator = coordinator_class(db_path, namespace=namespace)
-        else:
-            coordinator = coordinator_class(db_path, namespace=namespace, embedder=embedder)
-        return ZenbrainRetriever(coordinator, routed=routed)
+        options: dict[str, Any] = {"namespace": namespace}
+        if embedder is not None:
+            options["embedder"] = embedder
+        held: list[datetime] | None = None
+        if clock == "question":
+            held = [datetime.now(UTC)]
+            options["clock"] = lambda: held[0]
+        return ZenbrainRetriever(coordinator_class(db_path, **options), routed=routed, clock=held)
 
     return System(name, open_retriever, embedder=embedder, cleanup=workdir.cleanup)
 
@@ -281,22 +302,27 @@ SYSTEM_NAMES: tuple[str, ...] = (
 )
 
 
-def make_system(name: str, embedder: Callable[[], CachedEmbedder]) -> System:
+def make_system(
+    name: str, embedder: Callable[[], CachedEmbedder], *, clock: str = "wall"
+) -> System:
     """Build system ``name``; ``embedder`` is called only by systems that embed, so a run
-    of lexical systems never loads a model. Raises :class:`SystemUnavailableError` when
-    the system cannot run here."""
+    of lexical systems never loads a model. ``clock``: ``"wall"`` (zenbrain recalls at the
+    machine's time) or ``"question"`` (at the time the questions are asked: a day after
+    the conversation's last turn). Raises :class:`SystemUnavailableError` when the system
+    cannot run here."""
+
+    def zenbrain(system: str, embeds: bool, routed: bool = False) -> System:
+        model = embedder() if embeds else None
+        return _zenbrain_system(system, model, routed=routed, clock=clock)
+
     builders: Mapping[str, Callable[[], System]] = {
         "bm25": lambda: System("bm25", lambda _ns: BM25Retriever()),
         "dense": lambda: _with_embedder("dense", embedder(), DenseRetriever),
         "rrf": lambda: _with_embedder("rrf", embedder(), RRFRetriever),
-        "zenbrain-lexical": lambda: _zenbrain_system("zenbrain-lexical", None),
-        "zenbrain-hybrid": lambda: _zenbrain_system("zenbrain-hybrid", embedder()),
-        "zenbrain-lexical-routed": lambda: _zenbrain_system(
-            "zenbrain-lexical-routed", None, routed=True
-        ),
-        "zenbrain-hybrid-routed": lambda: _zenbrain_system(
-            "zenbrain-hybrid-routed", embedder(), routed=True
-        ),
+        "zenbrain-lexical": lambda: zenbrain("zenbrain-lexical", False),
+        "zenbrain-hybrid": lambda: zenbrain("zenbrain-hybrid", True),
+        "zenbrain-lexical-routed": lambda: zenbrain("zenbrain-lexical-routed", False, True),
+        "zenbrain-hybrid-routed": lambda: zenbrain("zenbrain-hybrid-routed", True, True),
     }
     if name not in builders:
         raise InvalidInputError(f"unknown system {name!r}; choose from {', '.join(SYSTEM_NAMES)}")

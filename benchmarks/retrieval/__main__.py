@@ -26,6 +26,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="DATASET=N,...",
         help="only the first N haystacks of a dataset (e.g. realtalk=4), to bound run time",
     )
+    parser.add_argument(
+        "--clock",
+        choices=("wall", "question"),
+        default="wall",
+        help="zenbrain recalls at the machine's time, or a day after each conversation's "
+        "last turn (when its questions are asked)",
+    )
     cli.add_embedding_cache()
     args = cli.parse(argv)
     if args.max_questions is not None and args.max_questions <= 0:
@@ -45,6 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             cache_dir=cli.cache_dir(args),
             progress=sys.stderr,
             sampled=sampled,
+            clock=args.clock,
         )
     except ZenbrainError as exc:
         return cli.fail(exc)
@@ -53,6 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parts += ["--haystacks", args.haystacks]
     if args.max_questions is not None:
         parts += ["--max-questions", str(args.max_questions)]
+    if args.clock != "wall":
+        parts += ["--clock", args.clock]
     text = markdown(run, cli.command(*parts, "--write-docs"))
     print(text)
     cli.write_docs(args, text, SECTION_HEADING)

@@ -301,3 +301,19 @@ def test_sessions_are_ranked_by_their_best_turn_and_bm25_ranks_whole_sessions(
     text = markdown(run, "python -m benchmarks retrieval --write-docs")
     assert "| session recall@5 | bm25 | bm25-sessions | zenbrain-lexical |" in text
     assert "| 1 information_extraction | 1 |" in text
+
+
+def test_the_clock_at_question_time_is_a_day_after_the_last_turn(tmp_path: Path) -> None:
+    from benchmarks.locomo.systems import make_system
+
+    write_beam(tmp_path / "beam")
+    (haystack,) = load_dataset("beam", tmp_path).haystacks
+    system = make_system("zenbrain-lexical", lambda: None, clock="question")  # type: ignore[arg-type,return-value]
+    retriever = system.retriever("beam-1")
+    try:
+        retriever.index(haystack.turns)
+        coordinator = retriever._coordinator  # type: ignore[attr-defined]
+        assert coordinator.clock().isoformat() == "2024-04-06T09:01:00+00:00"
+    finally:
+        retriever.close()
+        system.close()

@@ -3,7 +3,7 @@ relevance, whichever layer routing filed each of them in."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 
 __all__ = ["CONVERSATION_GAP", "NEIGHBOUR_WEIGHT", "with_neighbours"]
@@ -21,25 +21,38 @@ def with_neighbours(
     *,
     weight: float = NEIGHBOUR_WEIGHT,
     gap: timedelta = CONVERSATION_GAP,
+    conversations: Mapping[int, str | None] | None = None,
 ) -> list[float]:
     """Scores of candidates ``(score, key, created_at)`` with a share of their conversation
     neighbours' relevance.
 
     Two candidates are neighbours when they were stored one right after the other (keys
-    ``k`` and ``k + 1``) no more than ``gap`` apart: the turns of one conversation. A turn is
-    often relevant through the turn next to it (an answer to a question asked the turn
-    before, a detail of an event told over two turns), so each candidate gains ``weight``
-    times its better neighbour's score, on the share of the scale it has not yet reached
-    (``s + weight * n * (1 - s)``), which keeps every score within 0..1 and never lowers
-    one. Memories stored far apart in time, or with other memories stored between them,
-    lend each other nothing."""
+    ``k`` and ``k + 1``) as turns of one conversation. A turn is often relevant through the
+    turn next to it (an answer to a question asked the turn before, a detail of an event
+    told over two turns), so each candidate gains ``weight`` times its better neighbour's
+    score, on the share of the scale it has not yet reached (``s + weight * n * (1 - s)``),
+    which keeps every score within 0..1 and never lowers one.
+
+    ``conversations`` (each candidate's conversation by key): when given, two memories are
+    turns of one conversation only when both name one and it is the same, however far apart
+    in time; a memory that names none (a fact stored on its own) lends and borrows nothing.
+    Without it, memories stored no more than ``gap`` apart count as one conversation, and
+    memories stored far apart in time, or with other memories stored between them, lend
+    each other nothing."""
     by_key = {key: (score, created) for score, key, created in scored}
     out = []
     for score, key, created in scored:
         best = 0.0
+        own = conversations.get(key) if conversations is not None else None
         for other in (key - 1, key + 1):
             found = by_key.get(other)
-            if found is not None and abs(found[1] - created) <= gap:
+            if found is None:
+                continue
+            if conversations is None:
+                together = abs(found[1] - created) <= gap
+            else:
+                together = own is not None and conversations.get(other) == own
+            if together:
                 best = max(best, found[0])
         out.append(score + weight * best * (1.0 - score) if best > 0 else score)
     return out
