@@ -54,6 +54,7 @@ class Outcome:
     #: sessions holding evidence, and the sessions ranked (each at its best turn)
     evidence_sessions: tuple[str, ...] = ()
     sessions: tuple[str, ...] = ()
+    sessions_of10: tuple[str, ...] = ()  # the sessions of the first DEPTH turns
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +65,9 @@ class Scores:
     ndcg10: float
     session_recall5: float = 0.0
     hits10: int = 0
+    #: session recall@5 of the sessions of the first 10 turns only (what recall(limit=10)
+    #: hands an agent); a system that ranks sessions: its first five
+    session_recall5_of10: float = 0.0
 
     @classmethod
     def of(cls, outcomes: Sequence[Outcome]) -> Scores:
@@ -78,6 +82,7 @@ class Scores:
             sum(ndcg_at(o.retrieved, o.evidence, 10) for o in outcomes) / n,
             sum(recall_at(o.sessions, o.evidence_sessions, SESSION_K) for o in outcomes) / n,
             int(hits),
+            sum(recall_at(o.sessions_of10, o.evidence_sessions, SESSION_K) for o in outcomes) / n,
         )
 
 
@@ -202,13 +207,20 @@ def run_retrieval(
                             if name in SESSION_SYSTEMS:
                                 turns: tuple[str, ...] = ()
                                 sessions = tuple(retriever.search(question.question, SESSION_K))
+                                of10 = sessions
                             else:
                                 turns = tuple(retriever.search(question.question, DEPTH))
                                 deeper = retriever.search(question.question, SESSION_DEPTH)
                                 sessions = session_ranking(deeper, session_of)
+                                of10 = session_ranking(turns, session_of)
                             result.outcomes.append(
                                 Outcome(
-                                    question.category, question.evidence, turns, wanted, sessions
+                                    question.category,
+                                    question.evidence,
+                                    turns,
+                                    wanted,
+                                    sessions,
+                                    of10,
                                 )
                             )
                         t2 = time.perf_counter()
@@ -223,7 +235,8 @@ def run_retrieval(
                     progress,
                     f"[{name}] {dataset.name}: {scores.questions} questions, "
                     f"R@10 {scores.recall10:.3f}, nDCG@10 {scores.ndcg10:.3f}, "
-                    f"session R@5 {scores.session_recall5:.3f}, "
+                    f"session R@5 {scores.session_recall5:.3f} "
+                    f"(of the first 10 turns {scores.session_recall5_of10:.3f}), "
                     f"index {result.index_seconds:.1f}s, search {result.search_seconds:.1f}s",
                 )
         finally:

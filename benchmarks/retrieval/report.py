@@ -43,14 +43,14 @@ def _category_table(run: RetrievalRun, dataset: Dataset) -> list[str]:
             scores = result.overall() if category is None else result.by_category(category)
             cells.append(f"{scores.recall10:.3f}")
         lines.append(f"| {label} | {n} | " + " | ".join(cells) + " |")
-    session_cells = [
-        f"{run.result(s, dataset.name).overall().session_recall5:.3f}" for s in systems
-    ]
+    deep = [f"{run.result(s, dataset.name).overall().session_recall5:.3f}" for s in systems]
+    shallow = [f"{run.result(s, dataset.name).overall().session_recall5_of10:.3f}" for s in systems]
     lines += [
         "",
         "| session recall@5 | " + " | ".join(systems) + " |",
         "|---|" + "---:|" * len(systems),
-        "| all | " + " | ".join(session_cells) + " |",
+        "| sessions of the first 50 turns | " + " | ".join(deep) + " |",
+        "| sessions of the first 10 turns | " + " | ".join(shallow) + " |",
     ]
     return lines
 

@@ -300,6 +300,7 @@ def test_sessions_are_ranked_by_their_best_turn_and_bm25_ranks_whole_sessions(
     assert lexical.sessions[:2] == session_ranking(lexical.retrieved, session_of)[:2]
     text = markdown(run, "python -m benchmarks retrieval --write-docs")
     assert "| session recall@5 | bm25 | bm25-sessions | zenbrain-lexical |" in text
+    assert "| sessions of the first 10 turns | " in text
     assert "| 1 information_extraction | 1 |" in text
 
 
