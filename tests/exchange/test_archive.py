@@ -193,3 +193,15 @@ def test_knowledge_updates_continue_after_an_import(tmp_path: Path) -> None:
         import_archive(memory, tmp_path / "archive")
         moved = memory.store("I moved to Berlin.")
         assert memory.get(home).superseded_by == moved  # type: ignore[union-attr]
+
+
+def test_progress_reaches_the_end_on_one_scale(tmp_path: Path) -> None:
+    with open_full(str(tmp_path / "a.db")) as memory:
+        fill(memory)
+        export_archive(memory, tmp_path / "archive")
+    seen: list[tuple[int, int]] = []
+    with open_full(str(tmp_path / "b.db"), embedder=DeterministicEmbedder()) as memory:
+        report = import_archive(memory, tmp_path / "archive", progress=lambda *a: seen.append(a))
+    assert report.vectors == "embedded"  # embedding, then writing: one bar, twice the rows
+    assert seen[-1] == (16, 16) and all(total == 16 for _, total in seen)
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)

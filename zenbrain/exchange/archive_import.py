@@ -222,13 +222,34 @@ def _indexed(row: dict[str, Any]) -> str:
     )
 
 
-def _write(conn: Connection, plan: _Plan, vectors: dict[str, np.ndarray]) -> list[str]:
+def _write(
+    conn: Connection, plan: _Plan, vectors: dict[str, np.ndarray], progress: Progress | None
+) -> list[str]:
     database, namespace, content = plan.memory.database, plan.namespace, plan.content
     plan.decide(conn)  # again, in the write: another writer may have come in between
     rows = content.rows.get("memories", [])
-    ids = plan.ids
     pks = database.allocate_keys(conn, len(rows))
     pk_of = {row["id"]: pk for row, pk in zip(rows, pks, strict=True)}
+    for start in range(0, len(rows), _CHUNK):
+        _insert_memories(conn, plan, rows[start : start + _CHUNK], pk_of)
+        if progress is not None:
+            progress(min(start + _CHUNK, len(rows)), len(rows))
+    contexts = {row["id"]: (row["layer"], row["context"]) for row in rows}
+    database.vectors.add(conn, [
+        IndexedVector(pk_of[key], namespace, *contexts[key], vector)
+        for key, vector in vectors.items()
+    ])  # fmt: skip
+    if pks:
+        claims.note_backlog(conn, namespace, min(pks))
+    _write_related(conn, plan, pk_of)
+    return [plan.ids[row["id"]] for row in rows]
+
+
+def _insert_memories(
+    conn: Connection, plan: _Plan, rows: list[dict[str, Any]], pk_of: dict[str, int]
+) -> None:
+    """Memories with their layer rows and lexical index entries."""
+    database, namespace, ids = plan.memory.database, plan.namespace, plan.ids
     insert_many(conn, memories, [
         {
             "pk": pk_of[row["id"]], "id": ids[row["id"]], "namespace": namespace,
@@ -260,15 +281,6 @@ def _write(conn: Connection, plan: _Plan, vectors: dict[str, np.ndarray]) -> lis
                     tokenize(_indexed(row)))
         for row in rows
     ])  # fmt: skip
-    contexts = {row["id"]: (row["layer"], row["context"]) for row in rows}
-    database.vectors.add(conn, [
-        IndexedVector(pk_of[key], namespace, *contexts[key], vector)
-        for key, vector in vectors.items()
-    ])  # fmt: skip
-    if pks:
-        claims.note_backlog(conn, namespace, min(pks))
-    _write_related(conn, plan, pk_of)
-    return [ids[row["id"]] for row in rows]
 
 
 def _write_related(conn: Connection, plan: _Plan, pk_of: dict[str, int]) -> None:
@@ -381,9 +393,20 @@ def restore(
     }  # fmt: skip
     if dry_run:
         return ImportReport(dry_run=True, **report)
-    vectors = plan.embed(progress)
+    embedding, total = plan.vectors == "embedded", counts["memories"]
+    steps = 2 * total if embedding else total  # embedding, then writing, on one bar
+
+    def embedded(done: int, _: int) -> None:
+        if progress is not None:
+            progress(done, steps)
+
+    def written(done: int, _: int) -> None:
+        if progress is not None:
+            progress(done + (total if embedding else 0), steps)
+
+    vectors = plan.embed(embedded)
     with memory.database.write() as conn:
-        stored = _write(conn, plan, vectors)
+        stored = _write(conn, plan, vectors, written)
     report.update(ids_kept=plan.keep_ids, renamed_sessions=plan.sessions)
     return ImportReport(dry_run=False, ids=stored, **report)
 

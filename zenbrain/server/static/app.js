@@ -387,6 +387,93 @@ async function route() {
   } catch (err) { failed(err); }
 }
 
+// ------------------------------------------------------------------ export and import (issue 43)
+// This section alone is the "Export / import" view: its tab is added here, and it talks to
+// GET /v1/export and POST /v1/import only (docs/guide/exchange.md).
+const MOVE_FORMATS = [["", "detect from the file"], ["archive", "zenbrain archive (.zip)"],
+  ["mem0", "mem0 JSON"], ["letta", "Letta agent file (.af)"], ["mcp-memory", "MCP memory server JSONL"],
+  ["cogx", "Cognee COGX (.cogx.tar.gz)"], ["jsonl", "JSON lines (zenbrain export)"]];
+
+async function moveRequest(method, params, body) {
+  const url = new URL(method === "GET" ? "/v1/export" : "/v1/import", location.origin);
+  if (state.namespace) url.searchParams.set("namespace", state.namespace);
+  for (const [k, v] of Object.entries(params)) if (v) url.searchParams.set(k, v);
+  const headers = {};
+  if (state.key) headers.Authorization = "Bearer " + state.key;
+  const response = await fetch(url, { method, headers, body });
+  if (!response.ok) {
+    const text = await response.text();
+    let data;
+    try { data = JSON.parse(text); } catch (e) { data = { detail: text }; }
+    throw new ApiError(response.status, data);
+  }
+  return response;
+}
+
+function moveSummary(report) {
+  const counts = Object.entries(report.counts || { memories: report.imported }).filter(([, n]) => n);
+  const notes = [];
+  if (report.layers && Object.keys(report.layers).length) notes.push("by layer: " + Object.entries(report.layers).map(([l, n]) => `${n} ${l}`).join(", "));
+  if (report.ids_kept === false) notes.push("new ids (the namespace was not empty)");
+  if (report.vectors && report.vectors !== "none") notes.push("embeddings " + report.vectors);
+  if (report.skipped && Object.keys(report.skipped).length) notes.push("skipped: " + Object.entries(report.skipped).map(([k, n]) => `${n} ${k}`).join(", "));
+  return h("div", { class: "card", id: "import-summary" },
+    h("h3", { text: report.dry_run ? "Would import" : "Imported" }),
+    h("table", {}, h("caption", { text: "Rows per kind" + (report.format ? " (" + report.format + ")" : "") }),
+      h("tbody", {}, counts.map(([kind, n]) => h("tr", {}, h("th", { scope: "row", text: kind }), h("td", { text: String(n) }))))),
+    notes.length ? h("p", { class: "meta", text: notes.join("; ") }) : null);
+}
+
+async function move() {
+  const download = (format, label) => h("button", { type: "button", text: label, onclick: async () => {
+    try {
+      const response = await moveRequest("GET", { format });
+      const blob = await response.blob();
+      const named = (response.headers.get("Content-Disposition") || "").match(/filename="([^"]+)"/);
+      const link = h("a", { href: URL.createObjectURL(blob), download: named ? named[1] : `zenbrain-${format}.zip` });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      say("Downloaded the " + label + ".");
+    } catch (err) { say(err.message, true); }
+  } });
+  const file = h("input", { id: "import-file", type: "file", name: "file" });
+  const format = h("select", { id: "import-format", name: "format" }, MOVE_FORMATS.map(([value, text]) => h("option", { value, text })));
+  const result = h("div", { "aria-live": "polite" });
+  const send = async (dryRun) => {
+    const body = await file.files[0].arrayBuffer();
+    return (await moveRequest("POST", { format: format.value, dry_run: dryRun ? "true" : "" }, body)).json();
+  };
+  const importNow = h("button", { type: "button", id: "import-now", disabled: true, text: "Import", onclick: async () => {
+    importNow.disabled = true;
+    try { result.replaceChildren(moveSummary(await send(false))); say("Imported " + file.files[0].name + "."); }
+    catch (err) { say(err.message, true); }
+  } });
+  const check = h("button", { type: "button", id: "import-check", class: "secondary", text: "Check (dry run)", onclick: async () => {
+    if (!file.files.length) { say("Choose a file first.", true); return; }
+    try {
+      result.replaceChildren(moveSummary(await send(true)));
+      importNow.disabled = false;
+      say("Checked " + file.files[0].name + ": nothing was stored yet.");
+    } catch (err) { importNow.disabled = true; result.replaceChildren(); say(err.message, true); }
+  } });
+  const reset = () => { importNow.disabled = true; result.replaceChildren(); };
+  file.addEventListener("change", reset);
+  format.addEventListener("change", reset);
+  view("Export / import",
+    h("section", { class: "card", "aria-labelledby": "export-title" }, h("h3", { id: "export-title", text: "Export" }),
+      h("p", { class: "meta", text: "This whole namespace. The archive keeps everything (ids, times, replaced-by links, review cards, sessions, entities) and imports back; OKF is Markdown to read, grep and keep in git." }),
+      h("div", { class: "actions" }, download("archive", "archive"), download("okf", "OKF Markdown"))),
+    h("section", { class: "card", "aria-labelledby": "import-title" }, h("h3", { id: "import-title", text: "Import" }),
+      h("p", { class: "meta", text: "Check first: the dry run reports what would be stored. An import is all or nothing." }),
+      h("label", { for: "import-file", text: "File" }), file,
+      h("label", { for: "import-format", text: "Format" }), format,
+      h("div", { class: "actions" }, check, importNow), result));
+}
+VIEWS.move = move;
+document.querySelector("nav .tabs").append(h("li", {}, h("a", { href: "#/move", "data-view": "move", text: "Export / import" })));
+// ------------------------------------------------------------------ end of export and import
+
 // Which namespace the page shows: the one asked for, else the key's own (whoami says which).
 async function showOpened() {
   const field = document.getElementById("namespace");
