@@ -33,12 +33,11 @@ def with_neighbours(
     score, on the share of the scale it has not yet reached (``s + weight * n * (1 - s)``),
     which keeps every score within 0..1 and never lowers one.
 
-    ``conversations`` (each candidate's conversation by key): when given, two memories are
-    turns of one conversation only when both name one and it is the same, however far apart
-    in time; a memory that names none (a fact stored on its own) lends and borrows nothing.
-    Without it, memories stored no more than ``gap`` apart count as one conversation, and
-    memories stored far apart in time, or with other memories stored between them, lend
-    each other nothing."""
+    Which memories are turns of one conversation: two that both name their conversation
+    (``conversations``, by key; a session, a thread) when it is the same one, however far
+    apart in time; two that name none when they were stored no more than ``gap`` apart; one
+    that names a conversation and one that names none never. Memories stored far apart in
+    time, or with other memories stored between them, lend each other nothing."""
     by_key = {key: (score, created) for score, key, created in scored}
     out = []
     for score, key, created in scored:
@@ -48,10 +47,11 @@ def with_neighbours(
             found = by_key.get(other)
             if found is None:
                 continue
-            if conversations is None:
+            theirs = conversations.get(other) if conversations is not None else None
+            if own is None and theirs is None:
                 together = abs(found[1] - created) <= gap
             else:
-                together = own is not None and conversations.get(other) == own
+                together = own == theirs
             if together:
                 best = max(best, found[0])
         out.append(score + weight * best * (1.0 - score) if best > 0 else score)
