@@ -57,6 +57,7 @@ def fill(memory: MemoryCoordinator) -> dict[str, str]:
     memory.start_session("chat-1")
     memory.add_interaction("user", "Where does Anna live?")
     memory.add_interaction("assistant", "In Berlin.", metadata={"turn": 2})
+    memory.add_interaction("user", "A side thread about Kiel.", session_id="side")  # no row
     memory.consolidate()
     memory.recall("Anna Berlin database")
     return ids

@@ -70,7 +70,8 @@ def test_a_used_namespace_gets_new_ids_with_every_link(tmp_path: Path) -> None:
         memory.delete_core_block("persona")
         memory.delete_core_block("preferences")
         report = import_archive(memory, tmp_path / "archive")
-        assert not report.ids_kept and report.renamed_sessions == {"chat-1": "chat-1.imported"}
+        renamed = {"chat-1": "chat-1.imported", "side": "side.imported"}
+        assert not report.ids_kept and report.renamed_sessions == renamed
         assert not set(report.ids) & set(ids.values())
         new = dict(zip(_archived_ids(tmp_path / "archive"), report.ids, strict=True))
         old = memory.get(new[ids["db"]])
@@ -120,7 +121,7 @@ def test_a_bad_last_line_leaves_the_store_unchanged(tmp_path: Path) -> None:
         ("memories.jsonl", {"layer": "dream"}, "field 'layer': expected one of"),
         ("memories.jsonl", {"confidence": 2}, "field 'confidence'"),
         ("links.jsonl", {"fact_id": "nope"}, "'nope' is no memory of memories.jsonl"),
-        ("interactions.jsonl", {"session_id": "x"}, "'x' is no session"),
+        ("entities.jsonl", {"mentions": ["nope"]}, "'nope' is no memory of memories.jsonl"),
     ],
 )
 def test_bad_rows_name_file_line_and_field(
@@ -131,11 +132,27 @@ def test_bad_rows_name_file_line_and_field(
         export_archive(memory, tmp_path / "archive")
     path = tmp_path / "archive" / file
     lines = path.read_text(encoding="utf-8").splitlines()
-    path.write_text(json.dumps({**json.loads(lines[0]), **change}) + "\n", encoding="utf-8")
+    changed = json.dumps({**json.loads(lines[0]), **change})
+    path.write_text("\n".join([changed, *lines[1:]]) + "\n", encoding="utf-8")
     with MemoryCoordinator(str(tmp_path / "b.db")) as memory:
         with pytest.raises(InvalidInputError, match=message):
             import_archive(memory, tmp_path / "archive")
         assert memory.health().to_dict()["semantic"]["count"] == 0
+
+
+def test_a_truncated_file_is_refused(tmp_path: Path) -> None:
+    with open_full(str(tmp_path / "a.db")) as memory:
+        fill(memory)
+        export_archive(memory, tmp_path / "archive")
+    path = tmp_path / "archive" / "interactions.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
+    with MemoryCoordinator(str(tmp_path / "b.db")) as memory:
+        with pytest.raises(
+            InvalidInputError, match=r"interactions\.jsonl holds 2 rows, the manifest says 3"
+        ):
+            import_archive(memory, tmp_path / "archive")
+        assert memory.find() == []
 
 
 def test_not_an_archive(tmp_path: Path) -> None:

@@ -221,6 +221,8 @@ class _Export:
     def entity_links(self) -> Iterator[dict[str, Any]]:
         c = entity_links.c
         for row in self._scoped(entity_links, c.entity_a, c.entity_b):
+            if not {int(row.entity_a), int(row.entity_b)} <= self.entity_names.keys():
+                continue  # an entity of another namespace: nothing to name it by here
             yield {
                 "a": self.entity_names[int(row.entity_a)],
                 "b": self.entity_names[int(row.entity_b)],
@@ -231,6 +233,8 @@ class _Export:
     def memory_edges(self) -> Iterator[dict[str, Any]]:
         c = memory_edges.c
         for row in self._scoped(memory_edges, c.memory_a, c.memory_b):
+            if not {int(row.memory_a), int(row.memory_b)} <= self.ids.keys():
+                continue
             yield {
                 "a": self.ids[int(row.memory_a)],
                 "b": self.ids[int(row.memory_b)],
@@ -242,6 +246,8 @@ class _Export:
     def fact_relations(self) -> Iterator[dict[str, Any]]:
         c = fact_relations.c
         for row in self._scoped(fact_relations, c.source_pk, c.target_pk, c.relation):
+            if not {int(row.source_pk), int(row.target_pk)} <= self.ids.keys():
+                continue
             yield {
                 "source": self.ids[int(row.source_pk)],
                 "target": self.ids[int(row.target_pk)],
@@ -252,10 +258,13 @@ class _Export:
 
     def fact_priors(self) -> Iterator[dict[str, Any]]:
         for row in self._scoped(fact_priors, fact_priors.c.memory_pk):
-            yield {"id": self.ids[int(row.memory_pk)], "prior": row.prior}
+            if int(row.memory_pk) in self.ids:
+                yield {"id": self.ids[int(row.memory_pk)], "prior": row.prior}
 
     def fact_replays(self) -> Iterator[dict[str, Any]]:
         for row in self._scoped(fact_replays, fact_replays.c.memory_pk):
+            if int(row.memory_pk) not in self.ids:
+                continue
             yield {
                 "id": self.ids[int(row.memory_pk)],
                 "replayed_at": time_text(row.replayed_at),

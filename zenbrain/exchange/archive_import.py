@@ -112,21 +112,20 @@ def _namespace_used(conn: Connection, namespace: str) -> bool:
 
 
 def _session_names(conn: Connection, namespace: str, wanted: list[str]) -> dict[str, str]:
-    taken = {
-        str(s)
-        for s in conn.execute(
-            select(sessions.c.session_id).where(sessions.c.namespace == namespace)
-        ).scalars()
-    }
+    """New names for the sessions of ``wanted`` whose id the namespace uses already (in a
+    session row or a message)."""
+    taken: set[str] = set()
+    for table in (sessions, interactions):
+        query = select(table.c.session_id).where(table.c.namespace == namespace).distinct()
+        taken.update(str(s) for s in conn.execute(query).scalars())
     renamed: dict[str, str] = {}
     for session_id in wanted:
         if session_id not in taken:
-            taken.add(session_id)
             continue
-        number, name = 1, f"{session_id}.imported"
+        number, name = 1, f"{session_id}.imported"[:200]
         while name in taken:
             number += 1
-            name = f"{session_id}.imported{number}"
+            name = f"{session_id[:180]}.imported{number}"
         taken.add(name)
         renamed[session_id] = name
     return renamed
@@ -165,8 +164,11 @@ class _Plan:
         ids = [row["id"] for row in rows]
         self.keep_ids = not _namespace_used(conn, self.namespace) and not _taken_ids(conn, ids)
         self.ids = {i: (i if self.keep_ids else new_memory_id()) for i in ids}
-        wanted = [row["session_id"] for row in self.content.rows.get("sessions", [])]
-        self.sessions = _session_names(conn, self.namespace, wanted)
+        rows = self.content.rows
+        told = [
+            row["session_id"] for row in [*rows.get("sessions", []), *rows.get("interactions", [])]
+        ]
+        self.sessions = _session_names(conn, self.namespace, list(dict.fromkeys(told)))
 
     def _vector_plan(self, rows: list[dict[str, Any]]) -> str:
         manifest, memory = self.content.manifest, self.memory
@@ -245,6 +247,11 @@ def _write(
     return [plan.ids[row["id"]] for row in rows]
 
 
+def _column(plan: _Plan, name: str, value: Any) -> Any:
+    """An optional column's value as stored: a conversation follows its session's rename."""
+    return plan.sessions.get(value, value) if name == "conversation" else value
+
+
 def _insert_memories(
     conn: Connection, plan: _Plan, rows: list[dict[str, Any]], pk_of: dict[str, int]
 ) -> None:
@@ -260,7 +267,8 @@ def _insert_memories(
             "created_at": _db(row["created_at"]), "updated_at": _db(row["updated_at"]),
             "valid_from": _db(row["valid_from"]), "valid_to": _db(row["valid_to"]),
             "superseded_by": ids.get(row["superseded_by"], row["superseded_by"]),
-            **{name: row[name] for name in OPTIONAL_COLUMNS if name in memories.c},
+            **{name: _column(plan, name, row[name]) for name in OPTIONAL_COLUMNS
+               if name in memories.c},
         }
         for row in rows
     ])  # fmt: skip

@@ -192,6 +192,7 @@ def read_archive(source: str | os.PathLike[str] | bytes) -> ArchiveContent:
             except ValueError as exc:
                 raise InvalidInputError(f"manifest.json: not JSON ({exc})") from exc
         content = ArchiveContent(manifest)
+        counted = manifest["counts"]
         for name in FILES:
             if not files.has(name):
                 continue
@@ -208,6 +209,12 @@ def read_archive(source: str | os.PathLike[str] | bytes) -> ArchiveContent:
                     row = read(line)
                     row["_where"] = line.where
                     rows.append(row)
+            kind = name.removesuffix(".jsonl")
+            if isinstance(counted.get(kind), int) and counted[kind] != content.count(kind):
+                raise InvalidInputError(
+                    f"{name} holds {content.count(kind)} rows, the manifest says "
+                    f"{counted[kind]}: the archive is incomplete or was changed"
+                )
     finally:
         files.close()
     _check_references(content)
@@ -251,13 +258,6 @@ def _check_references(content: ArchiveContent) -> None:
                 raise InvalidInputError(
                     f"{row['_where']}: field {name!r}: {row[name]} is no entity of entities.jsonl"
                 )
-    sessions = {row["session_id"] for row in content.rows.get("sessions", [])}
-    for row in content.rows.get("interactions", []):
-        if row["session_id"] not in sessions:
-            raise InvalidInputError(
-                f"{row['_where']}: field 'session_id': {row['session_id']!r} is no session "
-                "of sessions.jsonl"
-            )
     for key in content.vectors:
         if key not in ids:
             raise InvalidInputError(f"vectors.jsonl: {key!r} is no memory of memories.jsonl")
