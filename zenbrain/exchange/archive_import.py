@@ -164,11 +164,10 @@ class _Plan:
         ids = [row["id"] for row in rows]
         self.keep_ids = not _namespace_used(conn, self.namespace) and not _taken_ids(conn, ids)
         self.ids = {i: (i if self.keep_ids else new_memory_id()) for i in ids}
-        rows = self.content.rows
-        told = [
-            row["session_id"] for row in [*rows.get("sessions", []), *rows.get("interactions", [])]
-        ]
-        self.sessions = _session_names(conn, self.namespace, list(dict.fromkeys(told)))
+        kinds = self.content.rows
+        told = [*kinds.get("sessions", []), *kinds.get("interactions", [])]
+        wanted = list(dict.fromkeys(row["session_id"] for row in told))
+        self.sessions = _session_names(conn, self.namespace, wanted)
 
     def _vector_plan(self, rows: list[dict[str, Any]]) -> str:
         manifest, memory = self.content.manifest, self.memory
