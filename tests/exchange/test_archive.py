@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import postgres_server
 from tests.exchange.conftest import DeterministicEmbedder, archive_lines, fill, open_full
 from zenbrain import MemoryCoordinator
-from zenbrain.errors import InvalidInputError
+from zenbrain.errors import EmbeddingMismatchError, InvalidInputError
 from zenbrain.exchange import export_archive, import_archive
 from zenbrain.testing.postgres import fresh_database
 
@@ -47,8 +47,9 @@ def test_export_import_export_is_the_same_archive(store_location: str, tmp_path:
 
 def test_sqlite_to_postgres_and_back(request: pytest.FixtureRequest, tmp_path: Path) -> None:
     server = postgres_server(request)
-    with fresh_database(server) as url:
-        _round_trip(str(tmp_path / "source.db"), url, tmp_path)
+    with fresh_database(server) as url:  # vectors too: float32 into pgvector and back, exact
+        _round_trip(str(tmp_path / "source.db"), url, tmp_path, embedder=DeterministicEmbedder())
+        assert (tmp_path / "first" / "vectors.jsonl").read_text(encoding="utf-8").count("\n") == 8
         with open_full(url) as memory:
             export_archive(memory, tmp_path / "from-postgres.zip")
         with open_full(str(tmp_path / "back.db")) as memory:
@@ -197,7 +198,17 @@ def test_embeddings_reused_for_the_same_model_else_embedded(tmp_path: Path) -> N
     with open_full(str(tmp_path / "c.db"), embedder=other) as memory:
         assert import_archive(memory, tmp_path / "archive").vectors == "embedded"
         assert memory.health().to_dict()["semantic"]["count"] == 4
-    with open_full(str(tmp_path / "d.db")) as memory:
+    with open_full(str(tmp_path / "d.db")) as memory:  # no model yet: takes the archive's
+        assert import_archive(memory, tmp_path / "archive").vectors == "reused"
+        export_archive(memory, tmp_path / "from-d")
+    assert archive_lines(tmp_path / "from-d") == archive_lines(tmp_path / "archive")
+    with pytest.raises(EmbeddingMismatchError):
+        open_full(str(tmp_path / "d.db"), embedder=DeterministicEmbedder(dimension=32))
+    with open_full(str(tmp_path / "d.db"), embedder=DeterministicEmbedder()) as memory:
+        assert memory.recall("staging database", limit=1)[0].content.endswith("17.")
+    with open_full(str(tmp_path / "e.db"), embedder=DeterministicEmbedder(dimension=32)):
+        pass  # the store records another model
+    with open_full(str(tmp_path / "e.db")) as memory:
         assert import_archive(memory, tmp_path / "archive").vectors == "skipped"
 
 

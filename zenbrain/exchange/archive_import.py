@@ -24,6 +24,7 @@ from sqlalchemy import Connection, select
 from zenbrain.errors import InvalidInputError, ProviderError
 from zenbrain.exchange.archive_format import OPTIONAL_COLUMNS
 from zenbrain.exchange.archive_read import ArchiveContent, read_archive
+from zenbrain.memory.embedding import DIMENSION_KEY, MODEL_KEY
 from zenbrain.storage import claims
 from zenbrain.storage.indexes import IndexedText, IndexedVector
 from zenbrain.storage.records import content_hash, indexed_text, new_memory_id
@@ -40,6 +41,7 @@ from zenbrain.storage.schema import (
     interactions,
     memories,
     memory_edges,
+    meta,
     procedures,
     sessions,
 )
@@ -173,12 +175,16 @@ class _Plan:
         manifest, memory = self.content.manifest, self.memory
         recorded = memory.embedding_model
         dimension = memory.database.get_meta("embedding_dimension")
+        self.adopt_model = False
         if (
             self.content.vectors
             and recorded is not None
             and recorded == manifest["embedding_model"]
             and dimension == str(manifest["embedding_dimension"])
         ):
+            return "reused"
+        if self.content.vectors and recorded is None and memory.embedder is None:
+            self.adopt_model = True  # the store takes the archive's model, as its source had
             return "reused"
         if memory.embedder is not None and rows:
             return "embedded"
@@ -235,6 +241,8 @@ def _write(
         _insert_memories(conn, plan, rows[start : start + _CHUNK], pk_of)
         if progress is not None:
             progress(min(start + _CHUNK, len(rows)), len(rows))
+    if plan.adopt_model:
+        _adopt_model(conn, plan)
     contexts = {row["id"]: (row["layer"], row["context"]) for row in rows}
     database.vectors.add(conn, [
         IndexedVector(pk_of[key], namespace, *contexts[key], vector)
@@ -244,6 +252,21 @@ def _write(
         claims.note_backlog(conn, namespace, min(pks))
     _write_related(conn, plan, pk_of)
     return [plan.ids[row["id"]] for row in rows]
+
+
+def _adopt_model(conn: Connection, plan: _Plan) -> None:
+    """Record the archive's embedding model in a store that records none, and make its
+    vector index: the next open with that model calibrates it, another model is refused."""
+    database, manifest = plan.memory.database, plan.content.manifest
+    found = conn.execute(select(meta.c.value).where(meta.c.key == MODEL_KEY)).scalar()
+    if found is not None and found != manifest["embedding_model"]:
+        raise InvalidInputError(
+            f"the store was bound to the embedding model {found!r} while the import ran; "
+            f"the archive's vectors are of {manifest['embedding_model']!r}: import again"
+        )
+    database.set_meta(conn, MODEL_KEY, str(manifest["embedding_model"]))
+    database.set_meta(conn, DIMENSION_KEY, str(manifest["embedding_dimension"]))
+    database.vectors.install(conn, int(manifest["embedding_dimension"]))
 
 
 def _column(plan: _Plan, name: str, value: Any) -> Any:
