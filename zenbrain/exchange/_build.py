@@ -77,6 +77,7 @@ class Builder:
         valid_to: datetime | None = None,
         label: object = None,
         entities: bool = True,
+        conversation: str | None = None,
     ) -> str:
         """Add a memory; returns its new id. Bad values raise naming ``where``."""
         try:
@@ -108,7 +109,7 @@ class Builder:
             "valid_from": valid_from,
             "valid_to": valid_to,
             "superseded_by": None,
-            "conversation": None,
+            "conversation": conversation,  # the session it was told in (stores that keep it)
         }
         if layer == "semantic":
             card = first_schedule(created)

@@ -214,4 +214,7 @@ def _episode(record: dict[str, Any], where: str, builder: Builder) -> None:
         builder.interaction(at, session, role, content, moment)
         if role.lower() in _EPISODE_ROLES and content.strip():
             metadata = _metadata(record, where, cogx_role=role)
-            builder.memory(at, "episodic", content, created_at=moment, metadata=metadata)
+            builder.memory(
+                at, "episodic", content, created_at=moment, metadata=metadata,
+                conversation=session,
+            )  # fmt: skip

@@ -155,4 +155,5 @@ def _messages(agent: dict[str, Any], agent_name: str, builder: Builder, name: st
                 said,
                 created_at=at,
                 metadata={"letta_agent": agent_name, "letta_role": role},
+                conversation=session,
             )
