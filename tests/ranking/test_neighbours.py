@@ -27,3 +27,19 @@ def test_named_conversations_decide_who_is_a_neighbour() -> None:
     far = [(0.8, 1, T0), (0.2, 2, T0 + CONVERSATION_GAP + timedelta(seconds=1))]
     assert with_neighbours(far) == [0.8, 0.2]
     assert with_neighbours(far, conversations={1: "a", 2: "a"})[1] > 0.2
+
+
+def test_ranking_lends_only_within_a_named_conversation() -> None:
+    from zenbrain.ranking import Candidate, rank_candidates
+
+    def scores(first: str | None, second: str | None) -> dict[int | str, float]:
+        candidates = [
+            Candidate(1, "semantic", T0, 0.9, conversation=first),
+            Candidate(2, "procedural", T0 + timedelta(seconds=20), 0.3, conversation=second),
+        ]
+        return {r.candidate.key: r.score for r in rank_candidates(candidates, semantic=False)}
+
+    assert scores(None, None)[2] > 0.3  # stored together, neither names one: as before
+    assert scores("ops", "ops")[2] > 0.3
+    assert scores("ops", "release")[2] == pytest.approx(0.3)
+    assert scores("ops", None)[2] == pytest.approx(0.3)

@@ -41,6 +41,7 @@ class Candidate:
     cosine: float | None = None
     success_rate: float | None = None  # procedures only
     tie: float = 0.0  # BM25's uncapped relevance: orders equal scores (shorter first)
+    conversation: str | None = None  # the session or thread it was told in, if named
 
 
 @dataclass(slots=True)
@@ -72,7 +73,9 @@ def rank_candidates(
     the cosine (:func:`~zenbrain.ranking.scoring.fuse`; a candidate without a vector gets
     the semantic score 0). Then each layer's prior, then conversation neighbours: memories
     stored one right after the other (consecutive keys, within the gap) lend each other
-    relevance across layers, since routing may file two turns of one exchange apart.
+    relevance across layers, since routing may file two turns of one exchange apart; two
+    memories that name their conversations lend only within the same one
+    (:func:`~zenbrain.ranking.neighbours.with_neighbours`).
 
     ``lexical_share``: the share of the query's weight some memory holds
     (:attr:`~zenbrain.ranking.scoring.LexicalQuery.held_share`). Without an embedder each
@@ -103,7 +106,14 @@ def rank_candidates(
             for p, c in found
             if isinstance(c.key, int) and c.created_at is not None
         ]
-        lifted = dict(zip([key for _, key, _ in stored], with_neighbours(stored), strict=True))
+        conversations = {c.key: c.conversation for _, c in found if isinstance(c.key, int)}
+        lifted = dict(
+            zip(
+                [key for _, key, _ in stored],
+                with_neighbours(stored, conversations=conversations),
+                strict=True,
+            )
+        )
     ranked = [
         Ranked(
             min(1.0, lifted.get(c.key, p[3])) * scale,
