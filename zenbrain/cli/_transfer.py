@@ -24,16 +24,11 @@ from zenbrain.cli._options import EXIT_OK, global_options, open_memory, settings
 from zenbrain.cli._output import emit, progress
 from zenbrain.config import resolve_location
 from zenbrain.errors import InvalidInputError
-from zenbrain.exchange import (
-    IMPORT_FORMATS,
-    ImportReport,
-    detect_format,
-    export_archive,
-    import_file,
-)
+from zenbrain.exchange import IMPORT_FORMATS
 from zenbrain.layers import validate_label
 
 if TYPE_CHECKING:
+    from zenbrain.exchange import ImportReport
     from zenbrain.types import RecallResult
 
 __all__ = ["COMMANDS", "FIELDS", "export_row", "read_rows"]
@@ -312,6 +307,8 @@ def _export_folder(
         )
     with open_memory() as memory, progress("exporting") as bar:
         if chosen == "archive":
+            from zenbrain.exchange import export_archive  # SQLAlchemy: only when used
+
             counts = export_archive(memory, file, embeddings=embeddings, progress=bar).counts
         else:
             from zenbrain.exchange import export_okf
@@ -370,6 +367,8 @@ def import_(file: str, fmt: str | None, dry_run: bool) -> int:
     ...), as `zenbrain export` writes them; they get new ids. An archive keeps its ids when
     the namespace is empty. Creates the store if needed.
     """
+    from zenbrain.exchange import detect_format, import_file  # SQLAlchemy: only when used
+
     foreign = fmt if fmt in IMPORT_FORMATS else None
     if fmt is None and file != "-":
         foreign = detect_format(file)

@@ -13,10 +13,10 @@ The guide: ``docs/guide/exchange.md``. Every import checks everything first and 
 one transaction (all or nothing); ``dry_run=True`` reports what would be stored.
 """
 
-from zenbrain.exchange.archive_export import ExportReport, export_archive
-from zenbrain.exchange.archive_import import ImportReport, import_archive
-from zenbrain.exchange.importers import IMPORT_FORMATS, detect_format, import_file
-from zenbrain.exchange.okf import export_okf
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __all__ = [
     "IMPORT_FORMATS",
@@ -28,3 +28,33 @@ __all__ = [
     "import_archive",
     "import_file",
 ]
+
+#: The formats :func:`import_file` reads.
+IMPORT_FORMATS = ("archive", "mem0", "letta", "mcp-memory", "cogx")
+
+# Loaded on first use: the command line imports this package to list the formats, and must
+# start without SQLAlchemy and numpy (tests/cli/test_cli.py).
+_MODULE_OF = {
+    "ExportReport": "_archive_export",
+    "export_archive": "_archive_export",
+    "ImportReport": "_archive_import",
+    "import_archive": "_archive_import",
+    "detect_format": "_importers",
+    "import_file": "_importers",
+    "export_okf": "_okf",
+}
+
+if TYPE_CHECKING:
+    from zenbrain.exchange._archive_export import ExportReport, export_archive
+    from zenbrain.exchange._archive_import import ImportReport, import_archive
+    from zenbrain.exchange._importers import detect_format, import_file
+    from zenbrain.exchange._okf import export_okf
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'zenbrain.exchange' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"zenbrain.exchange.{module}"), name)
+    globals()[name] = value
+    return value

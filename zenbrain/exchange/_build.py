@@ -1,7 +1,7 @@
 """What the importers of other systems' files share: rows built the way the store pipeline
 would build them (a fact's first FSRS card, the emotional weight estimated, the entities
 each memory names), checked as ``store()`` checks them, into :class:`ArchiveContent` that
-:func:`~zenbrain.exchange.archive_import.restore` writes all or nothing."""
+:func:`~zenbrain.exchange._archive_import.restore` writes all or nothing."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from zenbrain._validation import (
 )
 from zenbrain.algorithms.emotional import emotional_weight
 from zenbrain.errors import InvalidInputError
+from zenbrain.exchange._archive_read import ArchiveContent
 from zenbrain.exchange._fields import parse_time
-from zenbrain.exchange.archive_read import ArchiveContent
 from zenbrain.layers import validate_label
 from zenbrain.layers.cross_context import entity_key, extract_entities
 from zenbrain.layers.semantic import DEFAULT_FACT_CONFIDENCE, first_schedule

@@ -1,5 +1,5 @@
 """Restoring a zenbrain archive into a namespace: in one write transaction (all or
-nothing), after :mod:`.archive_read` has checked every row.
+nothing), after :mod:`._archive_read` has checked every row.
 
 Into a namespace that holds nothing, and a store where none of the archive's ids is taken,
 memories keep their ids; otherwise every memory gets a new id and every reference
@@ -22,8 +22,8 @@ import numpy as np
 from sqlalchemy import Connection, select
 
 from zenbrain.errors import InvalidInputError, ProviderError
-from zenbrain.exchange.archive_format import OPTIONAL_COLUMNS
-from zenbrain.exchange.archive_read import ArchiveContent, read_archive
+from zenbrain.exchange._archive_format import OPTIONAL_COLUMNS
+from zenbrain.exchange._archive_read import ArchiveContent, read_archive
 from zenbrain.memory.embedding import DIMENSION_KEY, MODEL_KEY
 from zenbrain.storage import claims
 from zenbrain.storage.indexes import IndexedText, IndexedVector

@@ -1,4 +1,4 @@
-"""Writing a namespace to a zenbrain archive (:mod:`.archive_format`): every table row of
+"""Writing a namespace to a zenbrain archive (:mod:`._archive_format`): every table row of
 the namespace, read in one read transaction (one consistent moment of the store), page by
 page, written file by file."""
 
@@ -15,14 +15,14 @@ import numpy as np
 from sqlalchemy import Connection, Row, Select, func, select, text
 
 import zenbrain
-from zenbrain.exchange._container import ArchiveWriter
-from zenbrain.exchange._fields import time_text
-from zenbrain.exchange.archive_format import (
+from zenbrain.exchange._archive_format import (
     ARCHIVE_FORMAT,
     ARCHIVE_VERSION,
     FILES,
     OPTIONAL_COLUMNS,
 )
+from zenbrain.exchange._container import ArchiveWriter
+from zenbrain.exchange._fields import time_text
 from zenbrain.storage.reads import pages_by_key
 from zenbrain.storage.schema import (
     SCHEMA_VERSION,

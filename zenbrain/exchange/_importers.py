@@ -10,20 +10,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zenbrain.errors import InvalidInputError
+from zenbrain.exchange import IMPORT_FORMATS
+from zenbrain.exchange._archive_import import ImportReport, import_archive, restore
 from zenbrain.exchange._build import Builder
-from zenbrain.exchange.archive_import import ImportReport, import_archive, restore
-from zenbrain.exchange.cogx import is_cogx, read_cogx
-from zenbrain.exchange.letta import looks_like_letta, read_letta, unwrap_letta
-from zenbrain.exchange.mcp_memory import looks_like_mcp_memory, read_mcp_memory
-from zenbrain.exchange.mem0 import looks_like_mem0, read_mem0
+from zenbrain.exchange._cogx import is_cogx, read_cogx
+from zenbrain.exchange._letta import looks_like_letta, read_letta, unwrap_letta
+from zenbrain.exchange._mcp_memory import looks_like_mcp_memory, read_mcp_memory
+from zenbrain.exchange._mem0 import looks_like_mem0, read_mem0
 
 if TYPE_CHECKING:
     from zenbrain.coordinator import MemoryCoordinator
 
-__all__ = ["IMPORT_FORMATS", "detect_format", "import_file"]
-
-#: The formats :func:`import_file` reads.
-IMPORT_FORMATS = ("archive", "mem0", "letta", "mcp-memory", "cogx")
+__all__ = ["detect_format", "import_file"]
 Progress = Callable[[int, int], object]
 _HEAD = 4_000_000  # characters read to recognise a JSON file
 

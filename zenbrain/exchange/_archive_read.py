@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from zenbrain.errors import InvalidInputError
+from zenbrain.exchange._archive_format import FILES, LAYERS, OPTIONAL_COLUMNS, check_manifest
 from zenbrain.exchange._container import ArchiveFiles
 from zenbrain.exchange._fields import Fields, json_lines
-from zenbrain.exchange.archive_format import FILES, LAYERS, OPTIONAL_COLUMNS, check_manifest
 from zenbrain.layers import validate_label
 
 __all__ = ["ArchiveContent", "read_archive"]

@@ -29,8 +29,8 @@ from sqlalchemy import select
 
 import zenbrain
 from zenbrain.errors import InvalidInputError
+from zenbrain.exchange._archive_export import ExportReport, memory_line, memory_query
 from zenbrain.exchange._fields import time_text
-from zenbrain.exchange.archive_export import ExportReport, memory_line, memory_query
 from zenbrain.storage.reads import pages_by_key
 from zenbrain.storage.schema import consolidation_links, interactions, sessions
 
