@@ -178,3 +178,18 @@ def test_an_imported_foreign_file_round_trips_as_an_archive(
         import_archive(other, tmp_path / "first")
         export_archive(other, tmp_path / "second")
     assert archive_lines(tmp_path / "first") == archive_lines(tmp_path / "second")
+
+
+def test_an_upload_that_unpacks_too_far_is_refused(
+    memory: MemoryCoordinator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zenbrain.exchange import _container
+
+    monkeypatch.setattr(_container, "UPLOAD_EXPANDED_LIMIT", 300)
+    packed = shutil.make_archive(str(tmp_path / "cogx"), "gztar", FIXTURES / "cogx")
+    with pytest.raises(InvalidInputError, match="unpacks to"):
+        import_file(memory, Path(packed).read_bytes())
+    export_archive(memory, tmp_path / "archive.zip")
+    with pytest.raises(InvalidInputError, match="unpacks to"):
+        import_file(memory, (tmp_path / "archive.zip").read_bytes())
+    assert import_file(memory, FIXTURES / "cogx").layers["core"] == 1  # files are not uploads

@@ -24,6 +24,7 @@ from typing import Any
 
 from zenbrain.errors import InvalidInputError
 from zenbrain.exchange._build import Builder, foreign_time
+from zenbrain.exchange._container import check_expanded
 
 __all__ = ["COGX_FILES", "is_cogx", "read_cogx"]
 
@@ -56,7 +57,11 @@ def _members(path: Path | bytes) -> dict[str, str]:
     try:
         with tarfile.open(**source) as tar:
             found: dict[str, str] = {}
+            unpacked = 0
             for member in tar:
+                if isinstance(path, bytes):
+                    unpacked += member.size
+                    check_expanded(unpacked)
                 base = os.path.basename(member.name)
                 if member.isfile() and base in ("manifest.json", *COGX_FILES):
                     handle = tar.extractfile(member)

@@ -14,11 +14,30 @@ from typing import IO, BinaryIO
 
 from zenbrain.errors import InvalidInputError
 
-__all__ = ["ArchiveFiles", "ArchiveWriter", "archive_target"]
+__all__ = [
+    "UPLOAD_EXPANDED_LIMIT",
+    "ArchiveFiles",
+    "ArchiveWriter",
+    "archive_target",
+    "check_expanded",
+]
+
+#: The most an uploaded zip or tarball may hold unpacked (its members' declared sizes, which
+#: bound what is read): a small upload cannot unpack into gigabytes of rows held in memory.
+UPLOAD_EXPANDED_LIMIT = 1 << 30
 
 
 def archive_target(path: str | os.PathLike[str]) -> Path:
     return Path(os.path.expanduser(os.fspath(path)))
+
+
+def check_expanded(total: int) -> None:
+    """Refuse an upload that would unpack to more than :data:`UPLOAD_EXPANDED_LIMIT`."""
+    if total > UPLOAD_EXPANDED_LIMIT:
+        raise InvalidInputError(
+            f"the upload unpacks to {total:,} bytes, more than the {UPLOAD_EXPANDED_LIMIT:,} "
+            "an upload may: import it from a file with `zenbrain import` instead"
+        )
 
 
 class ArchiveWriter:
@@ -70,6 +89,7 @@ class ArchiveFiles:
         try:
             if isinstance(source, bytes):
                 self._zip = zipfile.ZipFile(io.BytesIO(source))
+                check_expanded(sum(info.file_size for info in self._zip.infolist()))
             else:
                 path = archive_target(source)
                 self.where = str(path)
