@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from zenbrain.text import fold
+from zenbrain.text import fold, words
 
-__all__ = ["TimeRange", "time_range_in"]
+__all__ = ["TimeRange", "asks_about_the_past", "time_range_in"]
 
 TimeRange = tuple[datetime, datetime]
 
@@ -165,3 +165,41 @@ _HINTS = re.compile(
     rf"\b(?:ago|vor|last|letzte\w*|vergangen\w*|this|diese\w*|yesterday|gestern|vorgestern|"
     rf"today|heute|{_WEEKDAY}|{_MONTH})\b"
 )
+
+
+def _folded(listed: str) -> frozenset[str]:
+    return frozenset(fold(word) for word in listed.split())
+
+
+# Asking what was said or done then, not what holds now: the past tense of a question's
+# verb. English auxiliaries and reporting verbs, German preterite and the participles of
+# reporting verbs (a German perfect, "was hat sie gesagt", names its participle).
+_PAST_TENSE = _folded(
+    """
+    did didn was wasn were weren had hadn said told mentioned asked recommended suggested
+    war waren warst hatte hatten hattest wurde wurden sagte sagten gesagt erwähnt erzählt
+    empfohlen vorgeschlagen gefragt
+    """
+)
+# "was" is German for "what": a question with these words is German, and its "was" is no
+# past tense.
+_GERMAN = _folded("ist sind hat haben habe hast der die das ich du sie wie wann wo welche mein")
+# ... unless it asks for what is current all the same ("what was the latest ...").
+_CURRENT = _folded(
+    """
+    now currently current latest newest recent recently still anymore today nowadays
+    jetzt aktuell aktuelle aktuellen derzeit zurzeit inzwischen mittlerweile neueste
+    neuesten neuester noch heute
+    """
+)
+
+
+def asks_about_the_past(query: str) -> bool:
+    """Whether a question asks what was said or done at the time ("what did I say about",
+    "how did you recommend", "was hatte sie erzählt") rather than what holds now: its verb
+    is in the past tense and it names nothing current ("now", "latest", "jetzt",
+    "aktuell"). Such a question is answered by the memory that says it, however old."""
+    found = set(words(query))
+    if "was" in found and not found.isdisjoint(_GERMAN):
+        found.discard("was")
+    return not found.isdisjoint(_PAST_TENSE) and found.isdisjoint(_CURRENT)
