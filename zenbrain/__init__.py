@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         UnknownLayerError,
         ZenbrainError,
     )
+    from zenbrain.operations import RecallQuery, StoreItem
     from zenbrain.providers.base import EmbeddingProvider, Resolver, Summarizer
     from zenbrain.types import (
         ALL_LAYERS,
@@ -43,8 +44,10 @@ if TYPE_CHECKING:
         Health,
         Interaction,
         Layer,
+        Procedure,
         RecallResult,
         ReviewItem,
+        ScoreParts,
     )
 
 _SOURCES = {
@@ -62,6 +65,7 @@ _SOURCES = {
         "UnknownLayerError",
         "ZenbrainError",
     ),
+    "zenbrain.operations": ("RecallQuery", "StoreItem"),
     "zenbrain.providers.base": ("EmbeddingProvider", "Resolver", "Summarizer"),
     "zenbrain.types": (
         "ALL_LAYERS",
@@ -72,8 +76,10 @@ _SOURCES = {
         "Health",
         "Interaction",
         "Layer",
+        "Procedure",
         "RecallResult",
         "ReviewItem",
+        "ScoreParts",
     ),
 }
 _MODULE_OF = {name: module for module, names in _SOURCES.items() for name in names}
@@ -95,12 +101,16 @@ __all__ = [
     "Layer",
     "MemoryCoordinator",
     "MissingDependencyError",
+    "Procedure",
     "ProviderError",
+    "RecallQuery",
     "RecallResult",
     "Resolver",
     "ReviewItem",
     "SchemaVersionError",
+    "ScoreParts",
     "StorageError",
+    "StoreItem",
     "StoreNotFoundError",
     "Summarizer",
     "UnknownLayerError",

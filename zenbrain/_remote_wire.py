@@ -4,21 +4,23 @@ the ZenbrainError class the server named."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
+from pydantic import TypeAdapter
+
 from zenbrain import errors
 from zenbrain.errors import RemoteError, ZenbrainError
+from zenbrain.operations import StoreItem
 from zenbrain.types import CoreBlock, ForgetResult, Interaction, RecallResult, ReviewItem
 
 __all__ = [
     "SKIP",
     "Call",
     "block",
+    "blocks",
     "embedded",
     "error_for",
     "feedback",
@@ -26,8 +28,10 @@ __all__ = [
     "result",
     "results",
     "review",
-    "store_body",
+    "reviews",
     "turn",
+    "turns",
+    "update_call",
     "when_missing",
 ]
 
@@ -51,52 +55,27 @@ def when_missing(call: Call) -> Any:
     return call.missing
 
 
-def _time(value: Any) -> datetime | None:
-    return None if value is None else datetime.fromisoformat(value)
+def _parser(kind: Any) -> Callable[[Any], Any]:
+    """The JSON answer read back into ``kind`` by pydantic, from the same dataclass the
+    server answered with (one declaration of each result type)."""
+    return TypeAdapter(kind).validate_python
 
 
-def result(raw: Mapping[str, Any]) -> RecallResult:
-    return RecallResult(
-        id=raw["id"], layer=raw["layer"], content=raw["content"], score=raw["score"],
-        confidence=raw.get("confidence"), emotional_weight=raw.get("emotional_weight"),
-        metadata=dict(raw.get("metadata") or {}), created_at=_time(raw.get("created_at")),
-        valid_from=_time(raw.get("valid_from")), valid_to=_time(raw.get("valid_to")),
-        superseded_by=raw.get("superseded_by"),
-    )  # fmt: skip
-
-
-def results(raw: Any) -> list[RecallResult]:
-    return [result(item) for item in raw]
-
-
-def review(raw: Mapping[str, Any]) -> ReviewItem:
-    return ReviewItem(
-        id=raw["id"], content=raw["content"], confidence=raw["confidence"],
-        due=_time(raw["due"]), stability=raw.get("stability"),  # type: ignore[arg-type]
-        difficulty=raw.get("difficulty"),
-    )  # fmt: skip
-
-
-def block(raw: Mapping[str, Any]) -> CoreBlock:
-    return CoreBlock(
-        id=raw["id"], label=raw["label"], content=raw["content"], pinned=raw["pinned"],
-        updated_at=_time(raw["updated_at"]),  # type: ignore[arg-type]
-    )  # fmt: skip
-
-
-def turn(raw: Mapping[str, Any]) -> Interaction:
-    return Interaction(
-        role=raw["role"], content=raw["content"], timestamp=_time(raw["timestamp"]),  # type: ignore[arg-type]
-        metadata=dict(raw.get("metadata") or {}),
-    )  # fmt: skip
+result: Callable[[Any], RecallResult] = _parser(RecallResult)
+results: Callable[[Any], list[RecallResult]] = _parser(list[RecallResult])
+review: Callable[[Any], ReviewItem] = _parser(ReviewItem)
+reviews: Callable[[Any], list[ReviewItem]] = _parser(list[ReviewItem])
+block: Callable[[Any], CoreBlock] = _parser(CoreBlock)
+blocks: Callable[[Any], list[CoreBlock]] = _parser(list[CoreBlock])
+turn: Callable[[Any], Interaction | None] = _parser(Interaction | None)
+turns: Callable[[Any], list[Interaction]] = _parser(list[Interaction])
+_forget = _parser(ForgetResult)
 
 
 def forget_result(raw: Mapping[str, Any]) -> ForgetResult:
-    return ForgetResult(
-        forgotten=raw["forgotten"],
-        also_forgotten=[dict(item) for item in raw.get("also_forgotten", [])],
-        duplicates=[dict(item) for item in raw.get("duplicates", [])],
-    )
+    """A forget's answer (the HTTP answer's ``dry_run`` is the server's own)."""
+    found: ForgetResult = _forget({k: v for k, v in raw.items() if k != "dry_run"})
+    return found
 
 
 def error_for(status: int, body: Any) -> ZenbrainError:
@@ -126,27 +105,19 @@ def feedback(memory_id: object, success: object) -> Call:
     return Call("POST", path, lambda r: r["success_rate"], {"success": success}, missing=missing)
 
 
-def store_body(content: Any, arguments: Mapping[str, Any]) -> dict[str, Any]:
-    body = {"content": content}
-    body.update({k: v for k, v in arguments.items() if v is not None})
-    if isinstance(body.get("created_at"), datetime):
-        body["created_at"] = body["created_at"].isoformat()
-    if "supersedes" in body and not isinstance(body["supersedes"], str | bytes):
-        with contextlib.suppress(TypeError):
-            body["supersedes"] = list(body["supersedes"])
-    for key in ("steps", "tools"):
-        if key in body and not isinstance(body[key], str | bytes):
-            with contextlib.suppress(TypeError):
-                body[key] = list(body[key])
-    return body
-
-
-def update_call(memory_id: Any, content: Any, arguments: Mapping[str, Any]) -> Call:
-    """``update(id, content, ...)``: an id no memory can have gets the server's 404."""
+def update_call(memory_id: Any, item: StoreItem, given: Iterable[str]) -> Call:
+    """``update(id, content, ...)``: the content and the fields given (the rest the new
+    version keeps from the old); an id no memory can have gets the server's 404."""
     if not isinstance(memory_id, str) or not memory_id or "/" in memory_id:
         memory_id = "-"
     path = f"/v1/memories/{quote(memory_id, safe='')}/update"
-    return Call("POST", path, lambda r: r["id"], store_body(content, arguments))
+    body = {k: v for k, v in item.to_json().items() if k == "content" or k in given}
+    # A 404 (an id this namespace does not hold) raises what the library raises.
+    missing = errors.InvalidInputError(
+        f"update needs the id of an episode, fact or procedure of this namespace, got "
+        f"{memory_id!r:.80}"
+    )
+    return Call("POST", path, lambda r: r["id"], body, missing=missing)
 
 
 def history_call(memory_id: Any) -> Call:

@@ -24,24 +24,30 @@ __all__ = [
     "MAX_METADATA_CHARS",
     "MAX_METADATA_DEPTH",
     "MAX_OUTCOME_CHARS",
+    "check_aware",
+    "check_bool",
     "check_content",
     "check_created_at",
     "check_duration",
     "check_finite",
     "check_fraction",
     "check_id",
+    "check_ids",
     "check_int",
     "check_layer",
+    "check_match",
     "check_metadata",
     "check_namespace",
     "check_optional_text",
     "check_positive",
     "check_positive_fraction",
+    "check_prefix",
     "check_storable",
     "check_strings",
     "check_text",
     "check_unit",
     "days_between",
+    "is_storable_text",
     "shown",
 ]
 
@@ -313,3 +319,77 @@ def days_between(earlier: datetime, later: datetime) -> float:
     if (earlier.tzinfo is None) != (later.tzinfo is None):
         raise InvalidInputError("cannot compare a timezone-aware and a naive datetime")
     return (later - earlier).total_seconds() / 86_400.0
+
+
+def check_bool(value: object, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInputError(f"{name} must be True or False, got {shown(value)}")
+    return value
+
+
+def check_aware(value: object, name: str) -> datetime:
+    if not isinstance(value, datetime) or value.tzinfo is None:
+        raise InvalidInputError(
+            f"{name} must be an aware datetime (with a time zone, e.g. "
+            f"datetime(2025, 3, 1, tzinfo=UTC)), got {shown(value)}"
+        )
+    return value
+
+
+def check_ids(value: object, name: str) -> tuple[str, ...]:
+    """A list of memory ids (non-empty strings of at most 36 characters), each once."""
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise InvalidInputError(f"{name} must be a list of memory ids, got {shown(value)}")
+    ids = list(value)
+    if not all(isinstance(i, str) and 0 < len(i) <= 36 for i in ids):
+        raise InvalidInputError(
+            f"{name} must be a list of memory ids (strings), got {shown(value)}"
+        )
+    return tuple(dict.fromkeys(ids))
+
+
+def is_storable_text(text: str) -> bool:
+    """Text both back ends store alike: no NUL character, no lone surrogate."""
+    if "\x00" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def check_match(value: object, name: str) -> dict[str, Any]:
+    """A metadata match: a dict of string keys to JSON scalars (str, int, float, bool, None).
+    Nested values are refused so that SQLite and PostgreSQL compare alike."""
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) and k for k in value):
+        raise InvalidInputError(
+            f"{name} must be a dict with non-empty string keys, got {shown(value)}"
+        )
+    match: dict[str, Any] = {}
+    for key, item in value.items():
+        for text in (key, item) if isinstance(item, str) else (key,):
+            if not is_storable_text(text):
+                raise InvalidInputError(
+                    f"{name}[{key!r}]: keys and values must be valid text without NUL characters"
+                )
+        if isinstance(item, float) and not math.isfinite(item):
+            raise InvalidInputError(f"{name}[{key!r}] must be a finite number, got {item!r}")
+        if item is not None and not isinstance(item, str | int | float | bool):
+            raise InvalidInputError(
+                f"{name}[{key!r}] must be a string, number, bool or None, got "
+                f"{type(item).__name__} (nested values cannot be matched)"
+            )
+        if isinstance(item, int) and not isinstance(item, bool) and abs(item) >= 2**53:
+            raise InvalidInputError(f"{name}[{key!r}] is too large to match exactly: {item}")
+        match[key] = item
+    return match
+
+
+def check_prefix(prefix: object) -> str:
+    """A namespace prefix: text of at most 200 characters, storable."""
+    if not isinstance(prefix, str) or len(prefix) > 200 or not is_storable_text(prefix):
+        raise InvalidInputError(
+            f"prefix must be a string of at most 200 characters, got {shown(prefix)}"
+        )
+    return prefix

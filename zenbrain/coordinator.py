@@ -7,10 +7,9 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Unpack
 
 from zenbrain import _validation as check
 from zenbrain.config import resolve_key, resolve_location
@@ -31,6 +30,12 @@ from zenbrain.memory.scope import (
 )
 from zenbrain.memory.supersede import check_supersession
 from zenbrain.memory.supersede import history as read_history
+from zenbrain.operations import (
+    RecallOptions,
+    RecallQuery,
+    StoreItem,
+    StoreOptions,
+)
 from zenbrain.providers.base import EmbeddingProvider, Resolver, Summarizer
 from zenbrain.stages import MergeCandidate, Stage
 from zenbrain.stages.cross_context import merge_candidates as list_merge_candidates
@@ -154,69 +159,47 @@ class MemoryCoordinator:
         return f"MemoryCoordinator(db={str(where)!r}, namespace={self.namespace!r})"
 
     # ------------------------------------------------------------------ long-term memory
-    def store(
-        self,
-        content: str,
-        *,
-        layer: str = "auto",
-        context: str | None = None,
-        emotional_weight: float | None = None,
-        confidence: float | None = None,
-        source: str | None = None,
-        steps: Sequence[str] | None = None,
-        tools: Sequence[str] | None = None,
-        outcome: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        created_at: datetime | str | None = None,
-        supersedes: Sequence[str] | None = None,
-    ) -> str:
-        """Store one memory and return its id. ``layer="auto"``: ``steps`` or step-like
-        content → procedural; emotional weight above 0.5 → episodic; confidence above 0.9 →
-        core; otherwise a fact. Same core content again updates that block. ``supersedes``:
-        ids this memory replaces (docs/guide/knowledge-updates.md)."""
-        return storing.store(self._scope, content, layer=layer, context=context,
-                             emotional_weight=emotional_weight, confidence=confidence,
-                             source=source, steps=steps, tools=tools, outcome=outcome,
-                             metadata=metadata, created_at=created_at,
-                             supersedes=supersedes)  # fmt: skip
+    def store(self, content: str | StoreItem, **options: Unpack[StoreOptions]) -> str:
+        """Store one memory and return its id (its fields: :class:`~zenbrain.StoreItem`).
+        ``layer="auto"``: ``steps`` or step-like content → procedural; emotional weight
+        above 0.5 → episodic; confidence above 0.9 → core; otherwise a fact. Same core
+        content again updates that block. ``metadata`` is the caller's, returned as given;
+        ``supersedes``: ids this memory replaces (docs/guide/knowledge-updates.md)."""
+        return storing.store(self._scope, StoreItem.of(content, options))
 
-    def update(self, id: str, content: str, **store_kwargs: Any) -> str:
+    def update(self, id: str, content: str, **options: Unpack[StoreOptions]) -> str:
         """Store ``content`` as the new version of ``id``, closing the old (one transaction)."""
-        return storing.update(self._scope, id, content, **store_kwargs)
+        return storing.update(self._scope, id, StoreItem.of(content, options), set(options))
 
     def history(self, id: str) -> list[RecallResult]:
         """The chain of versions memory ``id`` belongs to, oldest first (empty if unknown)."""
         return read_history(self._scope, id)
 
     def store_many(
-        self, items: Iterable[str | Mapping[str, Any]], *, progress: Progress | None = None
-    ) -> list[str]:
-        """Store many memories (strings or :meth:`store` dicts) in one transaction, all or none."""
+        self, items: Iterable[str | StoreItem | Mapping[str, Any]], *,
+        progress: Progress | None = None,
+    ) -> list[str]:  # fmt: skip
+        """Store many memories (strings, :class:`~zenbrain.StoreItem` or dicts of its fields)
+        in one transaction, all or none."""
         return storing.store_many(self._scope, items, progress)
 
-    def replace(self, match: Mapping[str, Any], content: str, **store_kwargs: Any) -> str:
+    def replace(
+        self, match: Mapping[str, Any], content: str, **options: Unpack[StoreOptions]
+    ) -> str:
         """In one transaction, delete every memory whose metadata contains ``match`` and
         store ``content`` (its metadata gets ``match`` too); returns the new id."""
-        return find.replace(self._scope, match, content, **store_kwargs)
+        return find.replace(self._scope, match, StoreItem.of(content, options))
 
     def recall(
-        self, query: str, *, layers: Sequence[str] | None = None, limit: int = 10,
-        min_score: float = 0.0, min_confidence: float = 0.0,
-        core: Literal["always", "matching"] = "always", context: str | None = None,
-        where: Mapping[str, Any] | None = None, subtree: bool = False,
-        current_only: bool = False, as_of: datetime | None = None,
-        time_range: tuple[datetime, datetime] | None = None,
-    ) -> list[RecallResult]:  # fmt: skip
+        self, query: str | RecallQuery, **options: Unpack[RecallOptions]
+    ) -> list[RecallResult]:
         """Memories relevant to ``query``, best first, on one 0..1 scale for every layer
-        (docs/guide/recall-and-scores.md). Fill-ins score 0 (``min_score`` > 0 drops them);
-        ``context``, ``where`` filter first; ``subtree`` adds ``<namespace>.*``. Replaced
-        memories rank below their replacements (``current_only``, ``as_of``, ``time_range``:
-        docs/guide/knowledge-updates.md)."""
-        return recall.recall(self._scope, query, layers=layers, limit=limit,
-                             min_score=min_score, min_confidence=min_confidence, core=core,
-                             context=context, where=where, subtree=subtree,
-                             current_only=current_only, as_of=as_of,
-                             time_range=time_range)  # fmt: skip
+        (its options: :class:`~zenbrain.RecallQuery`; docs/guide/recall-and-scores.md).
+        Fill-ins score 0 (``min_score`` > 0 drops them); ``context``, ``where`` filter
+        first; ``subtree`` adds ``<namespace>.*``. Replaced memories rank below their
+        replacements (``current_only``, ``as_of``, ``time_range``:
+        docs/guide/knowledge-updates.md); ``explain`` adds each score's parts."""
+        return recall.recall(self._scope, RecallQuery.of(query, options))
 
     def find(
         self, metadata: Mapping[str, Any] | None = None, *,
@@ -355,56 +338,30 @@ class MemoryCoordinator:
         return sessions.clear_session(self._scope, session_id)
 
     # ------------------------------------------------------------------ async twins
-    async def astore(
-        self,
-        content: str,
-        *,
-        layer: str = "auto",
-        context: str | None = None,
-        emotional_weight: float | None = None,
-        confidence: float | None = None,
-        source: str | None = None,
-        steps: Sequence[str] | None = None,
-        tools: Sequence[str] | None = None,
-        outcome: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        created_at: datetime | str | None = None,
-        supersedes: Sequence[str] | None = None,
-    ) -> str:
-        return await asyncio.to_thread(
-            self.store, content, layer=layer, context=context,
-            emotional_weight=emotional_weight, confidence=confidence, source=source,
-            steps=steps, tools=tools, outcome=outcome, metadata=metadata, created_at=created_at,
-            supersedes=supersedes,
-        )  # fmt: skip
+    async def astore(self, content: str | StoreItem, **options: Unpack[StoreOptions]) -> str:
+        return await asyncio.to_thread(partial(self.store, content, **options))
 
-    async def aupdate(self, id: str, content: str, **store_kwargs: Any) -> str:
-        return await asyncio.to_thread(self.update, id, content, **store_kwargs)
+    async def aupdate(self, id: str, content: str, **options: Unpack[StoreOptions]) -> str:
+        return await asyncio.to_thread(partial(self.update, id, content, **options))
 
     async def ahistory(self, id: str) -> list[RecallResult]:
         return await asyncio.to_thread(self.history, id)
 
     async def astore_many(
-        self, items: Iterable[str | Mapping[str, Any]], *, progress: Progress | None = None
-    ) -> list[str]:
+        self, items: Iterable[str | StoreItem | Mapping[str, Any]], *,
+        progress: Progress | None = None,
+    ) -> list[str]:  # fmt: skip
         return await asyncio.to_thread(self.store_many, items, progress=progress)
 
-    async def areplace(self, match: Mapping[str, Any], content: str, **store_kwargs: Any) -> str:
-        return await asyncio.to_thread(self.replace, match, content, **store_kwargs)
+    async def areplace(
+        self, match: Mapping[str, Any], content: str, **options: Unpack[StoreOptions]
+    ) -> str:
+        return await asyncio.to_thread(partial(self.replace, match, content, **options))
 
     async def arecall(
-        self, query: str, *, layers: Sequence[str] | None = None, limit: int = 10,
-        min_score: float = 0.0, min_confidence: float = 0.0,
-        core: Literal["always", "matching"] = "always", context: str | None = None,
-        where: Mapping[str, Any] | None = None, subtree: bool = False,
-        current_only: bool = False, as_of: datetime | None = None,
-        time_range: tuple[datetime, datetime] | None = None,
-    ) -> list[RecallResult]:  # fmt: skip
-        return await asyncio.to_thread(
-            self.recall, query, layers=layers, limit=limit, min_score=min_score,
-            min_confidence=min_confidence, core=core, context=context, where=where,
-            subtree=subtree, current_only=current_only, as_of=as_of, time_range=time_range,
-        )  # fmt: skip
+        self, query: str | RecallQuery, **options: Unpack[RecallOptions]
+    ) -> list[RecallResult]:
+        return await asyncio.to_thread(partial(self.recall, query, **options))
 
     async def afind(
         self, metadata: Mapping[str, Any] | None = None, *,

@@ -1,7 +1,8 @@
-"""Looking into a store without changing it, through its coordinator: why recall results
-scored what they did, where a memory came from, what a forget would take with it, and what
-the next consolidation would promote. The HTTP API's explain, provenance, dry-run forget and
-consolidation report (:mod:`zenbrain.server`, the inspector) are built on these.
+"""Looking into a store without changing it, through its coordinator: where a memory came
+from, what a forget would take with it, and what the next consolidation would promote. The
+HTTP API's provenance, dry-run forget and consolidation report (:mod:`zenbrain.server`, the
+inspector) are built on these; why recall results scored what they did comes with them
+(``recall(..., explain=True)``).
 
 >>> from zenbrain import MemoryCoordinator
 >>> from zenbrain import inspection
@@ -13,35 +14,20 @@ consolidation report (:mod:`zenbrain.server`, the inspector) are built on these.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from zenbrain.memory import inspection as _inspection
-from zenbrain.types import ForgetResult, RecallResult
+from zenbrain.types import ForgetResult
 
 if TYPE_CHECKING:
     from zenbrain.coordinator import MemoryCoordinator
 
 __all__ = [
     "consolidation_links",
-    "explain",
     "forget_preview",
     "promotable_episodes",
     "provenance",
 ]
-
-
-def explain(
-    memory: MemoryCoordinator,
-    query: str,
-    results: Sequence[RecallResult],
-    context: str | None = None,
-    layers: Sequence[str] | None = None,
-) -> list[dict[str, Any]]:
-    """Each of ``results`` (from ``memory.recall(query, context=..., layers=...)``) with its
-    score in parts: ``lexical``, ``semantic``, ``fused``, ``layer``, ``neighbours``, and
-    ``fill_in`` for a result that shares no word with the query (score 0)."""
-    return _inspection.explain(memory._scope, query, results, context, layers)
 
 
 def provenance(memory: MemoryCoordinator, memory_id: str) -> dict[str, Any] | None:

@@ -20,14 +20,15 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Unpack
 from urllib.parse import quote
 
 from zenbrain import _remote_wire as wire
+from zenbrain import _validation as check
 from zenbrain import errors
 from zenbrain.errors import InvalidInputError, RemoteError, require
+from zenbrain.operations import RecallOptions, RecallQuery, StoreItem, StoreOptions
 from zenbrain.stages import MergeCandidate
 from zenbrain.types import (
     ConsolidationReport,
@@ -171,42 +172,38 @@ class RemoteMemory:
 
     # ------------------------------------------------------------------ the calls
     @staticmethod
-    def _c_store(content: Any, arguments: Mapping[str, Any]) -> wire.Call:
-        body = wire.store_body(content, arguments)
-        return wire.Call("POST", "/v1/memories", lambda r: r["id"], body)
+    def _c_store(item: StoreItem) -> wire.Call:
+        return wire.Call("POST", "/v1/memories", lambda r: r["id"], item.to_json())
 
     @staticmethod
-    def _c_store_many(items: Iterable[str | Mapping[str, Any]]) -> wire.Call:
-        if isinstance(items, str | bytes | Mapping):
-            raise InvalidInputError(f"items must be a list of strings or dicts, got {items!r}")
+    def _c_store_many(items: Iterable[object]) -> wire.Call:
+        if isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
+            raise InvalidInputError(f"items must be a list of strings or dicts, got {items!r:.80}")
         listed: list[Any] = []
-        for item in items:
-            if isinstance(item, Mapping):
-                listed.append(wire.store_body(item.get("content"), {
-                    k: v for k, v in item.items() if k != "content"}))  # fmt: skip
-            else:
-                listed.append(item)
+        for position, item in enumerate(items):
+            try:
+                listed.append(StoreItem.from_item(item).to_json())
+            except InvalidInputError as exc:
+                raise type(exc)(f"item {position}: {exc}") from exc
         return wire.Call("POST", "/v1/memories/batch", lambda r: list(r["ids"]), {"items": listed})
 
     @staticmethod
-    def _c_replace(match: Any, content: Any, arguments: Mapping[str, Any]) -> wire.Call:
-        body = {**wire.store_body(content, arguments), "match": match}
-        return wire.Call("POST", "/v1/replace", lambda r: r["id"], body)
+    def _c_replace(match: Any, item: StoreItem) -> wire.Call:
+        return wire.Call(
+            "POST", "/v1/replace", lambda r: r["id"], {**item.to_json(), "match": match}
+        )
 
     @staticmethod
-    def _c_recall(query: Any, arguments: Mapping[str, Any]) -> wire.Call:
-        body = {"query": query, **{k: v for k, v in arguments.items() if v is not None}}
-        if isinstance(body.get("layers"), tuple):
-            body["layers"] = list(body["layers"])
-        if isinstance(body.get("as_of"), datetime):
-            body["as_of"] = body["as_of"].isoformat()
-        span = body.get("time_range")
-        if isinstance(span, tuple | list) and all(isinstance(t, datetime) for t in span):
-            body["time_range"] = [t.isoformat() for t in span]
-        return wire.Call("POST", "/v1/recall", wire.results, body)
+    def _c_recall(query: RecallQuery) -> wire.Call:
+        return wire.Call("POST", "/v1/recall", wire.results, query.to_json())
 
     @staticmethod
     def _c_find(metadata: Any, arguments: Mapping[str, Any]) -> wire.Call:
+        # Checked here as the library checks them: JSON would turn a key 1 into "1", and
+        # drop a None the library refuses.
+        if metadata is not None:
+            check.check_match(metadata, "metadata")
+        check.check_bool(arguments["subtree"], "subtree")
         body = {"metadata": metadata, **{k: v for k, v in arguments.items() if v is not None}}
         return wire.Call("POST", "/v1/find", wire.results, body)
 
@@ -241,15 +238,13 @@ class RemoteMemory:
 
     @staticmethod
     def _c_namespaces(prefix: Any) -> wire.Call:
-        params = {"prefix": prefix}
+        params = {"prefix": check.check_prefix(prefix)}
         return wire.Call("GET", "/v1/namespaces", lambda r: list(r["namespaces"]), params=params)
 
     @staticmethod
     def _c_review_queue(limit: Any) -> wire.Call:
         params = {"limit": limit}
-        return wire.Call(
-            "GET", "/v1/review-queue", lambda r: [wire.review(i) for i in r], params=params
-        )
+        return wire.Call("GET", "/v1/review-queue", wire.reviews, params=params)
 
     @staticmethod
     def _c_record_review(fact_id: Any, grade: Any) -> wire.Call:
@@ -284,18 +279,18 @@ class RemoteMemory:
             raise InvalidInputError(f"turns must be a list of dicts, got {turns!r}")
         body = {"turns": [dict(t) if isinstance(t, Mapping) else t for t in turns],
                 "session_id": session_id, "remember": remember}  # fmt: skip
-        return wire.Call("POST", "/v1/interactions", lambda r: [wire.turn(t) for t in r], body)
+        return wire.Call("POST", "/v1/interactions", wire.turns, body)
 
     # ------------------------------------------------------------------ long-term memory
-    def store(self, content: str, **arguments: Any) -> str:
-        """``MemoryCoordinator.store``: the same keyword arguments."""
-        return str(self._run(self._c_store(content, arguments)))
+    def store(self, content: str | StoreItem, **options: Unpack[StoreOptions]) -> str:
+        """``MemoryCoordinator.store``: the same fields, checked here as the library does."""
+        return str(self._run(self._c_store(StoreItem.of(content, options))))
 
-    async def astore(self, content: str, **arguments: Any) -> str:
-        return str(await self._arun(self._c_store(content, arguments)))
+    async def astore(self, content: str | StoreItem, **options: Unpack[StoreOptions]) -> str:
+        return str(await self._arun(self._c_store(StoreItem.of(content, options))))
 
     def store_many(
-        self, items: Iterable[str | Mapping[str, Any]], *, progress: Any = None
+        self, items: Iterable[str | StoreItem | Mapping[str, Any]], *, progress: Any = None
     ) -> list[str]:
         ids: list[str] = self._run(self._c_store_many(items))
         if progress is not None:
@@ -303,47 +298,35 @@ class RemoteMemory:
         return ids
 
     async def astore_many(
-        self, items: Iterable[str | Mapping[str, Any]], *, progress: Any = None
+        self, items: Iterable[str | StoreItem | Mapping[str, Any]], *, progress: Any = None
     ) -> list[str]:
         ids: list[str] = await self._arun(self._c_store_many(items))
         if progress is not None:
             progress(len(ids), len(ids))
         return ids
 
-    def replace(self, match: Mapping[str, Any], content: str, **store_kwargs: Any) -> str:
-        return str(self._run(self._c_replace(match, content, store_kwargs)))
+    def replace(
+        self, match: Mapping[str, Any], content: str, **options: Unpack[StoreOptions]
+    ) -> str:
+        return str(self._run(self._c_replace(match, StoreItem.of(content, options))))
 
-    async def areplace(self, match: Mapping[str, Any], content: str, **store_kwargs: Any) -> str:
-        return str(await self._arun(self._c_replace(match, content, store_kwargs)))
+    async def areplace(
+        self, match: Mapping[str, Any], content: str, **options: Unpack[StoreOptions]
+    ) -> str:
+        return str(await self._arun(self._c_replace(match, StoreItem.of(content, options))))
 
     def recall(
-        self, query: str, *, layers: Sequence[str] | None = None, limit: int = 10,
-        min_score: float = 0.0, min_confidence: float = 0.0,
-        core: Literal["always", "matching"] = "always", context: str | None = None,
-        where: Mapping[str, Any] | None = None, subtree: bool = False,
-        current_only: bool = False, as_of: datetime | None = None,
-        time_range: tuple[datetime, datetime] | None = None,
-    ) -> list[RecallResult]:  # fmt: skip
-        arguments = dict(layers=layers, limit=limit, min_score=min_score,
-                         min_confidence=min_confidence, core=core, context=context,
-                         where=where, subtree=subtree, current_only=current_only or None,
-                         as_of=as_of, time_range=time_range)  # fmt: skip
-        results: list[RecallResult] = self._run(self._c_recall(query, arguments))
+        self, query: str | RecallQuery, **options: Unpack[RecallOptions]
+    ) -> list[RecallResult]:
+        """``MemoryCoordinator.recall``: the same options, checked here as the library does."""
+        results: list[RecallResult] = self._run(self._c_recall(RecallQuery.of(query, options)))
         return results
 
     async def arecall(
-        self, query: str, *, layers: Sequence[str] | None = None, limit: int = 10,
-        min_score: float = 0.0, min_confidence: float = 0.0,
-        core: Literal["always", "matching"] = "always", context: str | None = None,
-        where: Mapping[str, Any] | None = None, subtree: bool = False,
-        current_only: bool = False, as_of: datetime | None = None,
-        time_range: tuple[datetime, datetime] | None = None,
-    ) -> list[RecallResult]:  # fmt: skip
-        arguments = dict(layers=layers, limit=limit, min_score=min_score,
-                         min_confidence=min_confidence, core=core, context=context,
-                         where=where, subtree=subtree, current_only=current_only or None,
-                         as_of=as_of, time_range=time_range)  # fmt: skip
-        results: list[RecallResult] = await self._arun(self._c_recall(query, arguments))
+        self, query: str | RecallQuery, **options: Unpack[RecallOptions]
+    ) -> list[RecallResult]:
+        call = self._c_recall(RecallQuery.of(query, options))
+        results: list[RecallResult] = await self._arun(call)
         return results
 
     def find(
@@ -364,11 +347,13 @@ class RemoteMemory:
         results: list[RecallResult] = await self._arun(self._c_find(metadata, arguments))
         return results
 
-    def update(self, id: str, content: str, **store_kwargs: Any) -> str:
-        return str(self._run(wire.update_call(id, content, store_kwargs)))
+    def update(self, id: str, content: str, **options: Unpack[StoreOptions]) -> str:
+        call = wire.update_call(id, StoreItem.of(content, options), set(options))
+        return str(self._run(call))
 
-    async def aupdate(self, id: str, content: str, **store_kwargs: Any) -> str:
-        return str(await self._arun(wire.update_call(id, content, store_kwargs)))
+    async def aupdate(self, id: str, content: str, **options: Unpack[StoreOptions]) -> str:
+        call = wire.update_call(id, StoreItem.of(content, options), set(options))
+        return str(await self._arun(call))
 
     def history(self, id: str) -> list[RecallResult]:
         found: list[RecallResult] = self._run(wire.history_call(id))
@@ -486,12 +471,10 @@ class RemoteMemory:
         return block
 
     def core_blocks(self) -> list[CoreBlock]:
-        return list(
-            self._run(wire.Call("GET", "/v1/core-blocks", lambda r: [wire.block(b) for b in r]))
-        )
+        return list(self._run(wire.Call("GET", "/v1/core-blocks", wire.blocks)))
 
     async def acore_blocks(self) -> list[CoreBlock]:
-        call = wire.Call("GET", "/v1/core-blocks", lambda r: [wire.block(b) for b in r])
+        call = wire.Call("GET", "/v1/core-blocks", wire.blocks)
         return list(await self._arun(call))
 
     def delete_core_block(self, label: str) -> bool:
@@ -559,9 +542,7 @@ class RemoteMemory:
     @staticmethod
     def _c_conversation(limit: Any, session_id: Any) -> wire.Call:
         params = {"limit": limit, "session_id": session_id}
-        return wire.Call(
-            "GET", "/v1/interactions", lambda r: [wire.turn(t) for t in r], params=params
-        )
+        return wire.Call("GET", "/v1/interactions", wire.turns, params=params)
 
     def conversation(
         self, limit: int | None = None, *, session_id: str | None = None
@@ -576,7 +557,7 @@ class RemoteMemory:
     @staticmethod
     def _c_pop(session_id: Any) -> wire.Call:
         return wire.Call(
-            "POST", "/v1/interactions/pop", lambda r: None if r is None else wire.turn(r),
+            "POST", "/v1/interactions/pop", wire.turn,
             {"session_id": session_id},
         )  # fmt: skip
 

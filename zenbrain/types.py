@@ -21,8 +21,10 @@ __all__ = [
     "Health",
     "Interaction",
     "Layer",
+    "Procedure",
     "RecallResult",
     "ReviewItem",
+    "ScoreParts",
 ]
 
 Layer = Literal[
@@ -58,10 +60,44 @@ class _ToDict:
 
 
 @dataclass(frozen=True, slots=True)
+class Procedure(_ToDict):
+    """What a procedural memory holds beside its text."""
+
+    steps: list[str]
+    tools: list[str]
+    outcome: str
+    success_rate: float
+    execution_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreParts(_ToDict):
+    """Why a recall result scored what it did (``recall(..., explain=True)``): ``lexical``
+    (BM25 with proximity over everything the recall searched), ``semantic`` (the cosine on
+    0..1; None without an embedder), ``fused`` (the two combined), ``layer`` (what the
+    layer's prior changed: a procedure's success rate) and ``neighbours`` (the rest of the
+    final score: conversation neighbours and the stages). ``fill_in``: a result with no
+    match, shown for its layer (score 0)."""
+
+    lexical: float | None
+    semantic: float | None
+    fused: float | None
+    layer: float | None
+    neighbours: float | None
+    fill_in: bool
+
+
+@dataclass(frozen=True, slots=True)
 class RecallResult(_ToDict):
-    """One recalled memory. ``score`` is 0..1; 0 marks a fill-in from a layer with no match.
+    """One memory. ``score`` is 0..1 (1.0 outside recall); 0 marks a fill-in from a layer
+    with no match. ``metadata`` is the caller's own, exactly as stored; what zenbrain knows
+    of the memory has fields of its own: ``context``, ``conversation``, ``namespace``, a
+    fact's ``source``, a core block's ``label`` and ``pinned``, a procedure's details
+    (``procedure``), and ``notes``: what recall found on the way (``via``, ``temporal``,
+    ``linked_via``, ``contradicts``, ``supported_by``; a working slot's ``relevance``).
     ``valid_from``/``valid_to`` bound the time it was current (``valid_to`` None: it still
     is); ``superseded_by`` names the memory that replaced it (docs/guide/knowledge-updates.md).
+    ``explanation``: its score in parts, when the recall asked for them.
     """
 
     id: str
@@ -75,6 +111,15 @@ class RecallResult(_ToDict):
     valid_from: datetime | None = None
     valid_to: datetime | None = None
     superseded_by: str | None = None
+    context: str | None = None
+    conversation: str | None = None
+    namespace: str | None = None
+    source: str | None = None
+    label: str | None = None
+    pinned: bool | None = None
+    procedure: Procedure | None = None
+    notes: dict[str, Any] = field(default_factory=dict)
+    explanation: ScoreParts | None = None
 
 
 @dataclass(frozen=True, slots=True)

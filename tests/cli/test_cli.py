@@ -56,7 +56,7 @@ def test_store_from_stdin_procedure_steps_and_metadata(db: str) -> None:
     )
     assert stored["layer"] == "procedural"
     shown = zb_json("show", stored["id"], "--db", db)
-    assert shown["metadata"]["steps"] == ["a", "b"]
+    assert shown["procedure"]["steps"] == ["a", "b"]
     assert shown["metadata"]["team"] == "ops" and shown["metadata"]["priority"] == 2
     done = zb("store", "-", "--json", "--db", db, stdin="How to test: run pytest")
     assert json.loads(done.stdout)["layer"] == "procedural"

@@ -36,9 +36,9 @@ def test_given_steps_make_a_procedure_and_are_kept(memory: MemoryCoordinator) ->
     )
     result = memory.get(pid)
     assert result is not None and result.layer == "procedural"
-    assert result.metadata["steps"] == ["ssh in", "systemctl restart redis"]
-    assert result.metadata["tools"] == ["ssh"]
-    assert result.metadata["success_rate"] == 1.0
+    assert result.procedure.steps == ["ssh in", "systemctl restart redis"]
+    assert result.procedure.tools == ["ssh"]
+    assert result.procedure.success_rate == 1.0
 
 
 @pytest.mark.parametrize(
@@ -97,7 +97,7 @@ def test_neutral_text_scores_low_and_becomes_a_fact(memory: MemoryCoordinator) -
     result = memory.get(memory.store(text))
     assert result is not None and result.layer == "semantic"
     assert result.confidence == 0.7
-    assert result.metadata["source"] == "user"
+    assert result.source == "user"
 
 
 def test_high_confidence_becomes_core(memory: MemoryCoordinator) -> None:

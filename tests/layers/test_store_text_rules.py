@@ -23,6 +23,7 @@ from zenbrain.layers import routing
 from zenbrain.layers.routing import extract_steps
 from zenbrain.layers.semantic import DEFAULT_FACT_CONFIDENCE
 from zenbrain.memory.store import prepare
+from zenbrain.operations import StoreItem
 from zenbrain.text import STOPWORDS, stem, terms_of_words, tokenize, words
 
 # ---------------------------------------------------------------- reference: entity names
@@ -250,10 +251,10 @@ _NOW = datetime(2026, 1, 2, tzinfo=UTC)
 
 
 def test_arguments_not_given_are_stored_as_their_checks_leave_none() -> None:
-    # prepare() skips the checks of arguments left at None; what it stores must be what the
-    # checks make of None.
+    # A StoreItem skips the checks of fields left at None; what prepare() stores must be what
+    # the checks make of None.
     for text, layer in [("Anna met Bob in Berlin.", "semantic"), ("Step 1: boil", "procedural")]:
-        item = prepare(text, now=_NOW)
+        item = prepare(StoreItem(text), _NOW)
         assert item.layer == layer
         assert item.context == check.check_optional_text(None, "context")
         source = check.check_optional_text(None, "source")
@@ -277,4 +278,4 @@ def test_arguments_not_given_are_stored_as_their_checks_leave_none() -> None:
 )  # fmt: skip
 def test_arguments_given_are_still_checked(argument: str, value: object) -> None:
     with pytest.raises(InvalidInputError, match=argument):
-        prepare("Anna met Bob.", now=_NOW, **{argument: value})
+        StoreItem("Anna met Bob.", **{argument: value})  # type: ignore[arg-type]

@@ -44,7 +44,7 @@ def test_a_fixed_clock_dates_memories_interactions_and_facts(store_location: str
         assert block.updated_at == T0
         clock.moment = T0 + timedelta(days=3)
         assert memory.consolidate().promoted == 1
-        promoted = memory.find({"consolidated_from": episode})
+        promoted = [r for r in memory.find(layers=["semantic"]) if r.source == "consolidation"]
         assert [r.created_at for r in promoted] == [T0 + timedelta(days=3)]
 
 
@@ -67,9 +67,9 @@ def test_working_memory_decays_by_the_clock(store_location: str) -> None:
     clock = Clock(T0)
     with MemoryCoordinator(store_location, clock=clock) as memory:
         memory.store("scratch note about the build", layer="working")
-        fresh = memory.recall("scratch", layers=["working"])[0].metadata["relevance"]
+        fresh = memory.recall("scratch", layers=["working"])[0].notes["relevance"]
         clock.moment = T0 + timedelta(hours=2)
-        later = memory.recall("scratch", layers=["working"])[0].metadata["relevance"]
+        later = memory.recall("scratch", layers=["working"])[0].notes["relevance"]
         assert later < fresh
 
 

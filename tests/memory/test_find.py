@@ -200,7 +200,7 @@ def _store_in(memory: MemoryCoordinator, namespaces: list[str]) -> None:
 
 
 def _namespaces_of(results: list[RecallResult]) -> list[str]:
-    return sorted(str(r.metadata["namespace"]) for r in results)
+    return sorted(str(r.namespace) for r in results)
 
 
 def test_find_subtree_reads_the_namespace_and_those_below_it(memory: MemoryCoordinator) -> None:

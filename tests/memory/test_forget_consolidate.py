@@ -33,11 +33,13 @@ def test_consolidate_promotes_each_episode_once_verbatim(memory: MemoryCoordinat
     report = memory.consolidate()
     assert (report.promoted, report.pruned) == (1, 0)
     facts = memory.recall("search engine shipped", layers=["semantic"])
-    assert facts[0].content == EPISODE and facts[0].metadata["source"] == "consolidation"
-    assert facts[0].metadata["consolidated_from"] == episode
+    assert facts[0].content == EPISODE and facts[0].source == "consolidation"
+    assert facts[0].metadata == {}  # the link is kept beside it, not in the caller's metadata
     assert memory.consolidate().promoted == 0
     assert memory.health().semantic["count"] == 1
     assert memory.health().episodic["count"] == 2  # nothing deleted from long-term memory
+    gone = memory.forget(episode, "episodic").also_forgotten
+    assert {"id": facts[0].id, "layer": "semantic"} in gone
 
 
 def test_consolidate_uses_the_summariser(store_location: str) -> None:

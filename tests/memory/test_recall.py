@@ -54,7 +54,7 @@ def test_results_carry_id_layer_score_and_fields(memory: MemoryCoordinator) -> N
     result = memory.recall("capital of France")[0]
     assert (result.id, result.layer, result.confidence) == (fid, "semantic", 0.8)
     assert 0 < result.score <= 1
-    assert result.metadata["source"] == "atlas"
+    assert result.source == "atlas"
     assert result.created_at is not None
     assert result.to_dict()["created_at"].endswith("+00:00")
 
@@ -104,15 +104,15 @@ def test_core_blocks_score_on_the_scale_of_every_memory(memory: MemoryCoordinato
     memory.set_core_block("style", "Answer briefly")
     memory.store("Bernd is a payments engineer in Kiel", layer="semantic")
     results = memory.recall("payments engineer Anna")
-    scores = {r.metadata.get("label", r.layer): r.score for r in results}
+    scores = {(r.label or r.layer): r.score for r in results}
     # The block holds every word of the query, the fact two of three: the block wins, by
     # the same rule that ranks facts, and no fixed 0.8 / 0.5.
-    assert [r.metadata.get("label", r.layer) for r in results] == ["persona", "semantic", "style"]
+    assert [(r.label or r.layer) for r in results] == ["persona", "semantic", "style"]
     assert 0 < scores["semantic"] < scores["persona"] <= 1
     # A block sharing no word is still a candidate, like a profile: after every match.
     assert scores["style"] == 0.0
     matching = memory.recall("payments", layers=["core"], core="matching")
-    assert [r.metadata["label"] for r in matching] == ["persona"]
+    assert [r.label for r in matching] == ["persona"]
 
 
 def test_a_core_block_does_not_outrank_the_fact_that_answers(memory: MemoryCoordinator) -> None:
@@ -139,7 +139,7 @@ def test_working_memory_only_when_named(memory: MemoryCoordinator) -> None:
     found = memory.recall("build server", layers=["working"])
     assert [r.layer for r in found] == ["working"]
     assert found[0].score > 0
-    assert found[0].metadata["relevance"] == pytest.approx(1.0, abs=0.01)
+    assert found[0].notes["relevance"] == pytest.approx(1.0, abs=0.01)
 
 
 def test_min_confidence_filters(memory: MemoryCoordinator) -> None:

@@ -147,7 +147,7 @@ def test_update_keeps_layer_context_and_metadata(timed: MemoryCoordinator) -> No
     stored = timed.get(new)
     assert stored is not None
     assert stored.layer == "semantic"
-    assert stored.metadata["team"] == "core" and stored.metadata["context"] == "work"
+    assert stored.metadata["team"] == "core" and stored.context == "work"
 
 
 def _counts(memory: MemoryCoordinator) -> tuple[int, int]:

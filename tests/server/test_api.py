@@ -23,7 +23,7 @@ def test_store_get_recall_with_explain_and_forget(served: Served, client: httpx.
     memory_id = stored.json()["id"]
     got = client.get(f"/v1/memories/{memory_id}").json()
     assert got["content"] == "Anna's staging database is PostgreSQL 17."
-    assert got["metadata"]["team"] == "payments" and got["metadata"]["context"] == "work"
+    assert got["metadata"]["team"] == "payments" and got["context"] == "work"
     assert served.memory.get(memory_id) is not None  # the server's store, not a copy
 
     client.post(
@@ -32,12 +32,12 @@ def test_store_get_recall_with_explain_and_forget(served: Served, client: httpx.
     recalled = client.post("/v1/recall", json={"query": "staging database", "explain": True})
     first = recalled.json()[0]
     assert first["id"] == memory_id
-    parts = first["explain"]
+    parts = first["explanation"]
     assert parts["lexical"] > 0 and parts["semantic"] is None  # no embedder on this store
     total = parts["fused"] + parts["layer"] + parts["neighbours"]
     assert total == pytest.approx(first["score"], abs=1e-5)
     plain = client.post("/v1/recall", json={"query": "staging database"}).json()
-    assert plain[0]["explain"] is None
+    assert plain[0]["explanation"] is None
 
     gone = client.delete(f"/v1/memories/{memory_id}")
     assert gone.status_code == 200 and gone.json()["forgotten"] is True

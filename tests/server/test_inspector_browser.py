@@ -135,7 +135,7 @@ def test_health_consolidation_and_review_views(
     expect(page.get_by_text("Promoted 1 episodes")).to_be_visible()
     snapshot(page, "review")
     fact = httpx.post(f"{server}/v1/find", json={"metadata": None, "layers": ["semantic"]}).json()
-    assert any(m["metadata"].get("consolidated_from") for m in fact)
+    assert any(m["source"] == "consolidation" and m["metadata"] == {} for m in fact)
     page.goto(f"{server}/#/health")
     expect(page.get_by_role("img", name="Memories per layer")).to_have_accessible_name(
         re.compile(r"semantic 4")

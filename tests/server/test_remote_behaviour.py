@@ -54,27 +54,7 @@ IN_PROCESS_ONLY: dict[str, str] = {
 
 #: (test, a part of its parameter id or "") -> how RemoteMemory answers otherwise than the
 #: coordinator. Each is a failing test here until the client (or the server) is mended.
-DIVERGES: dict[tuple[str, str], str] = {
-    ("test_find__find_refuses_what_it_cannot_match_exactly", "bad3"): (
-        "find({1: 'x'}) sends the key as the string '1' and finds nothing; the coordinator "
-        "refuses a key that is not a string"
-    ),
-    ("test_find__subtree_must_be_a_bool", "None"): (
-        "subtree=None is dropped (the server's default, False); the coordinator refuses it"
-    ),
-    ("test_find__namespaces_by_prefix", ""): (
-        "namespaces(None) lists every namespace and namespaces('\\ud800') raises "
-        "UnicodeEncodeError; the coordinator refuses both (InvalidInputError)"
-    ),
-    ("test_validity__another_namespaces_memory_cannot_be_superseded", ""): (
-        "update() of an id the namespace does not hold raises NotFoundError (the route's "
-        "404); the coordinator raises InvalidInputError"
-    ),
-    ("test_validity__bad_recall_arguments_are_refused", "pair"): (
-        "time_range=(one datetime,) is refused with the schema's message "
-        "('time_range.1: Field required'), not the coordinator's ('... a pair ...')"
-    ),
-}
+DIVERGES: dict[tuple[str, str], str] = {}
 
 
 @pytest.fixture(autouse=True)

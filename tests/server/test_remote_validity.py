@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from tests.server.conftest import Served
-from zenbrain.errors import InvalidInputError, NotFoundError
+from zenbrain.errors import InvalidInputError
 from zenbrain.remote import RemoteMemory
 
 
@@ -34,7 +34,7 @@ async def test_update_history_and_current_only_over_http(served: Served) -> None
 def test_bad_update_arguments_are_refused_and_change_nothing(served: Served) -> None:
     with RemoteMemory(served.url, namespace="default") as remote:
         kept = remote.store("The office closes at six.", layer="semantic")
-        with pytest.raises(NotFoundError):
+        with pytest.raises(InvalidInputError):
             remote.update("no-such-memory", "anything")
         with pytest.raises(InvalidInputError):
             remote.recall("office", as_of=datetime(2026, 1, 1))  # naive: refused

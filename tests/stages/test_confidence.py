@@ -26,8 +26,8 @@ def test_a_negating_fact_is_linked_and_both_lose_confidence(brain: MemoryCoordin
     down = brain.store("The backup server is not running")
     results = {r.id: r for r in brain.recall("backup server", layers=["semantic"])}
     assert set(results) >= {up, down}  # both kept: nothing silently overwritten
-    assert results[up].metadata["contradicts"] == [down]
-    assert results[down].metadata["contradicts"] == [up]
+    assert results[up].notes["contradicts"] == [down]
+    assert results[down].notes["contradicts"] == [up]
     lowered = results[up].confidence
     assert lowered is not None and 0 < lowered < 0.7
     assert results[down].confidence == lowered
@@ -43,7 +43,7 @@ def test_supporting_facts_gain_confidence(brain: MemoryCoordinator) -> None:
         assert result is not None and result.confidence is not None
         assert result.confidence > 0.6
         [annotated] = [r for r in brain.recall("water boils") if r.id == fact_id]
-        assert annotated.metadata["supported_by"] == [other]
+        assert annotated.notes["supported_by"] == [other]
 
 
 def test_beliefs_are_recomputed_from_the_priors_not_compounded(brain: MemoryCoordinator) -> None:

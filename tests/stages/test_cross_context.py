@@ -57,7 +57,7 @@ def test_recall_follows_links_into_other_contexts(brain: MemoryCoordinator) -> N
     results = brain.recall("quarterly report", layers=["semantic"], min_score=0.01)
     assert results[0].content == "Anna Schmidt presents the quarterly report"
     followed = next(r for r in results if r.id == birthday)
-    assert followed.metadata["linked_via"] == {"entity": "Anna Schmidt", "context": "personal"}
+    assert followed.notes["linked_via"] == {"entity": "Anna Schmidt", "context": "personal"}
     assert 0 < followed.score < results[0].score
     assert len(results) == 2
     # A context filter keeps recall inside that context.

@@ -61,7 +61,7 @@ def test_activation_spreads_to_a_graph_neighbour(brain: MemoryCoordinator) -> No
     brain.recall("alpha project", min_score=0.01)  # kickoff and budget fire together
     results = brain.recall("design agency", min_score=0.01)
     assert [r.id for r in results] == [kickoff, budget]
-    assert results[1].metadata["via"] == "graph"
+    assert results[1].notes["via"] == "graph"
     assert 0 < results[1].score <= 0.5 * results[0].score
     assert other not in {r.id for r in results}
 

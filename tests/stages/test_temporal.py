@@ -39,7 +39,7 @@ def test_after_brings_what_happened_next(brain: MemoryCoordinator) -> None:
         ids["Bought new running shoes"],
         ids["Visited grandma in the hospital"],
     ]
-    assert results[1].metadata["temporal"] == "after"
+    assert results[1].notes["temporal"] == "after"
     assert results[0].score > results[1].score > results[2].score > 0
 
 

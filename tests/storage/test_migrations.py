@@ -88,7 +88,7 @@ def test_a_previous_release_store_migrates_and_keeps_everything(old_store: str) 
         ]
         [episode] = memory.recall("Kiel", layers=["episodic"])
         assert episode.metadata["turn"] == 3
-        assert episode.metadata.get("context") == "personal"
+        assert episode.context == "personal"
         assert episode.created_at is not None and episode.created_at.year == 2024
         assert "payments engineer" in memory.core_context()
         [procedure] = memory.recall("deploy payments", layers=["procedural"])

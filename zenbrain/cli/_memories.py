@@ -3,8 +3,10 @@ embed-missing."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
+import typing
 from typing import Any, Literal
 
 import click
@@ -13,6 +15,7 @@ from zenbrain.cli._options import EXIT_NOT_FOUND, EXIT_OK, global_options, open_
 from zenbrain.cli._output import emit, progress, table
 from zenbrain.config import EMBEDDER_ENV
 from zenbrain.errors import InvalidInputError
+from zenbrain.operations import RecallQuery
 from zenbrain.types import DEFAULT_RECALL_LAYERS
 
 __all__ = ["COMMANDS", "parse_pairs"]
@@ -144,62 +147,51 @@ def store(
     return EXIT_OK
 
 
+def recall_options(command: Any) -> Any:
+    """One option per :class:`~zenbrain.RecallQuery` field, named and explained by it: a
+    recall option added there is on the command line too."""
+    hints = typing.get_type_hints(RecallQuery)
+    for spec in reversed(dataclasses.fields(RecallQuery)):
+        name, kind, text = spec.name, hints[spec.name], spec.metadata.get("help")
+        flag = "--" + name.replace("_", "-")
+        if name == "query":
+            continue
+        if name == "layers":
+            option = click.option(
+                "--layer", "layers", multiple=True, type=click.Choice(LONG_TERM_LAYERS), help=text
+            )
+        elif name == "where":
+            option = click.option(name, "--where", multiple=True, metavar="KEY=VALUE", help=text)
+        elif name == "time_range":
+            option = click.option(flag, name, nargs=2, metavar="START END", help=text)
+        elif kind is bool:
+            option = click.option(flag, name, is_flag=True, help=text)
+        elif typing.get_origin(kind) is Literal:
+            choices = click.Choice(typing.get_args(kind))
+            option = click.option(
+                flag, name, type=choices, default=spec.default, show_default=True, help=text
+            )
+        elif kind in (int, float):
+            option = click.option(
+                flag, name, type=kind, default=spec.default, show_default=True, help=text
+            )
+        else:
+            option = click.option(flag, name, metavar="TEXT", help=text)
+        command = option(command)
+    return command
+
+
 @click.command()
 @click.argument("query")
-@click.option(
-    "--layer",
-    "layers",
-    multiple=True,
-    type=click.Choice(LONG_TERM_LAYERS),
-    help="Search only this layer (repeatable). Default: all four.",
-)
-@click.option("--limit", type=click.IntRange(1), default=10, show_default=True, help="At most.")
-@click.option(
-    "--min-score", type=float, default=0.0, show_default=True, help="Drop weaker hits (0..1)."
-)
-@click.option(
-    "--min-confidence",
-    type=float,
-    default=0.0,
-    show_default=True,
-    help="Drop facts held with less confidence (0..1).",
-)
-@click.option(
-    "--core",
-    type=click.Choice(["always", "matching"]),
-    default="always",
-    show_default=True,
-    help="Core blocks: always included, or only when they match the query.",
-)
-@click.option("--context", metavar="NAME", help="Only episodes and facts of this context.")
-@click.option("--where", "where", multiple=True, metavar="KEY=VALUE", help=_WHERE_HELP)
-@click.option("--current-only", is_flag=True, help="Leave out memories a newer one replaced.")
+@recall_options
 @global_options
-def recall(
-    query: str,
-    layers: tuple[str, ...],
-    limit: int,
-    min_score: float,
-    min_confidence: float,
-    core: Literal["always", "matching"],
-    context: str | None,
-    where: tuple[str, ...],
-    current_only: bool,
-) -> int:
+def recall(query: str, **options: Any) -> int:
     """Recall the memories that answer QUERY."""
-    filters = parse_pairs(where, "--where")
+    options["where"] = parse_pairs(options["where"], "--where") or None
+    given = {name: value for name, value in options.items() if value not in (None, (), False)}
+    query_value = RecallQuery.from_json({"query": query, **given})
     with open_memory(embed=True) as memory:
-        results = memory.recall(
-            query,
-            layers=list(layers) or None,
-            limit=limit,
-            min_score=min_score,
-            min_confidence=min_confidence,
-            core=core,
-            context=context,
-            where=filters or None,
-            current_only=current_only,
-        )
+        results = memory.recall(query_value)
     rows = [r.to_dict() for r in results]
     payload = {"count": len(rows), "results": rows}
     emit(payload, table(rows, ["score", "layer", "id", "content"]), as_json=settings().json)

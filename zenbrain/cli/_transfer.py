@@ -39,6 +39,7 @@ FIELDS: tuple[str, ...] = (
     "layer",
     "content",
     "context",
+    "conversation",
     "emotional_weight",
     "confidence",
     "source",
@@ -51,12 +52,6 @@ FIELDS: tuple[str, ...] = (
 _IGNORED_ON_IMPORT = frozenset({"id", "score"})
 _JSON_COLUMNS = frozenset({"steps", "tools", "metadata"})
 _NUMBER_COLUMNS = frozenset({"emotional_weight", "confidence"})
-# Keys the coordinator adds to a result's metadata from its own columns, per layer.
-_DERIVED = {
-    "procedural": ("steps", "tools", "outcome", "success_rate", "execution_count"),
-    "semantic": ("source",),
-    "core": ("label", "pinned"),
-}
 _PAGE = 500
 _FORMATS = ("jsonl", "csv", "lines")
 _EXPORT_FORMATS = ("jsonl", "csv", "archive", "okf")
@@ -64,13 +59,12 @@ _EXPORT_FORMATS = ("jsonl", "csv", "archive", "okf")
 
 def export_row(result: RecallResult) -> dict[str, Any]:
     """A stored memory as the ``store()`` arguments that recreate it (and its ``id``)."""
-    metadata = dict(result.metadata)
     row: dict[str, Any] = {"id": result.id, "layer": result.layer}
-    derived = {key: metadata.pop(key, None) for key in _DERIVED.get(result.layer, ())}
     content = result.content
-    if result.layer == "procedural":
+    procedure = result.procedure
+    if procedure is not None:
         # The result shows the procedure rendered with its steps and outcome; store the text.
-        outcome, steps = derived["outcome"], derived["steps"] or []
+        outcome, steps = procedure.outcome, procedure.steps
         if outcome and content.endswith(f"\nOutcome: {outcome}"):
             content = content[: -len(f"\nOutcome: {outcome}")]
         steps_line = f"\nSteps: {' → '.join(steps)}"
@@ -78,18 +72,19 @@ def export_row(result: RecallResult) -> dict[str, Any]:
             content = content[: -len(steps_line)]
     row.update(
         content=content,
-        context=metadata.pop("context", None),
+        context=result.context,
+        conversation=result.conversation,
         emotional_weight=result.emotional_weight,
         confidence=None if result.layer == "procedural" else result.confidence,
-        source=derived.get("source"),
-        steps=derived.get("steps"),
-        tools=derived.get("tools"),
-        outcome=derived.get("outcome") or None,
-        metadata=metadata or None,
+        source=result.source,
+        steps=procedure.steps if procedure else None,
+        tools=procedure.tools if procedure else None,
+        outcome=(procedure.outcome or None) if procedure else None,
+        metadata=dict(result.metadata) or None,
         created_at=result.created_at.isoformat() if result.created_at else None,
     )
     if result.layer == "core":
-        row["label"] = derived["label"]
+        row["label"] = result.label
     return row
 
 

@@ -290,7 +290,7 @@ class Search:
                 layer="working",
                 content=slot.content,
                 score=0.0,
-                metadata={
+                notes={
                     "relevance": round(slot.relevance(now, working.decay_per_minute), 6),
                     "source_id": slot.source_id,
                     "source_layer": slot.source_layer,
@@ -332,7 +332,7 @@ class Search:
     def _result(self, key: int | str, score: float) -> RecallResult:
         if key in self.results:  # a working-memory slot
             return replace(self.results[key], score=round(score, 6))
-        return to_result(self.rows[key], score, subtree=self.subtree)
+        return to_result(self.rows[key], score)
 
     def _fill_ins(
         self,
@@ -347,7 +347,7 @@ class Search:
         if layer == "working":
             by_relevance = sorted(
                 (self.results[slot.id] for slot in slots),
-                key=lambda r: r.metadata["relevance"],
+                key=lambda r: r.notes["relevance"],
                 reverse=True,
             )
             return by_relevance[: self.limit]
@@ -355,7 +355,7 @@ class Search:
             rows = sorted(
                 subtree_rows.get(layer, []), key=lambda r: (r.created_at, r.pk), reverse=True
             )
-            return [to_result(row, 0.0, subtree=True) for row in rows[: self.limit]]
+            return [to_result(row, 0.0) for row in rows[: self.limit]]
         return lambda: self._newest(conn, layer)
 
     def _newest(self, conn: Connection, layer: str) -> list[RecallResult]:

@@ -37,7 +37,7 @@ def consolidate(scope: MemoryScope) -> ConsolidationReport:
             context=episode.context,
             confidence=DEFAULT_FACT_CONFIDENCE,
             source="consolidation",
-            metadata={"consolidated_from": episode.id},
+            conversation=episode.conversation,
             created_at=now,
             valid_from=from_db(episode.created_at),  # true since the episode said it
         )

@@ -4,8 +4,8 @@ pairs (in SQL, oldest first), :func:`find_pages` all of them a page at a time (a
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
-import math
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -16,62 +16,17 @@ from zenbrain.errors import InvalidInputError
 from zenbrain.memory import store as store_pipeline
 from zenbrain.memory.results import to_result
 from zenbrain.memory.scope import MemoryScope
+from zenbrain.operations import StoreItem
 from zenbrain.stages import forget_stage_rows
-from zenbrain.storage.dialect import JsonScalar
 from zenbrain.storage.reads import memories_after
 from zenbrain.types import DEFAULT_RECALL_LAYERS, RecallResult
 
 __all__ = [
-    "check_match",
-    "check_subtree",
     "find",
     "find_pages",
     "get",
-    "is_storable_text",
     "replace",
 ]
-
-
-def check_match(value: object, name: str) -> dict[str, JsonScalar]:
-    """A metadata match: a dict of string keys to JSON scalars (str, int, float, bool, None).
-    Nested values are refused so that SQLite and PostgreSQL compare alike."""
-    if not isinstance(value, Mapping) or not all(isinstance(k, str) and k for k in value):
-        raise InvalidInputError(f"{name} must be a dict with non-empty string keys, got {value!r}")
-    match: dict[str, JsonScalar] = {}
-    for key, item in value.items():
-        for text in (key, item) if isinstance(item, str) else (key,):
-            if not is_storable_text(text):
-                raise InvalidInputError(
-                    f"{name}[{key!r}]: keys and values must be valid text without NUL characters"
-                )
-        if isinstance(item, float) and not math.isfinite(item):
-            raise InvalidInputError(f"{name}[{key!r}] must be a finite number, got {item!r}")
-        if item is not None and not isinstance(item, str | int | float | bool):
-            raise InvalidInputError(
-                f"{name}[{key!r}] must be a string, number, bool or None, got "
-                f"{type(item).__name__} (nested values cannot be matched)"
-            )
-        if isinstance(item, int) and not isinstance(item, bool) and abs(item) >= 2**53:
-            raise InvalidInputError(f"{name}[{key!r}] is too large to match exactly: {item}")
-        match[key] = item
-    return match
-
-
-def check_subtree(value: object) -> bool:
-    if not isinstance(value, bool):
-        raise InvalidInputError(f"subtree must be True or False, got {value!r}")
-    return value
-
-
-def is_storable_text(text: str) -> bool:
-    """Text both back ends store alike: no NUL character, no lone surrogate."""
-    if "\x00" in text:
-        return False
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _check_layers(layers: object) -> list[str] | None:
@@ -92,14 +47,14 @@ def find(
     subtree: bool = False,
 ) -> list[RecallResult]:
     """See :meth:`zenbrain.MemoryCoordinator.find`; ``subtree`` adds the namespaces below."""
-    match = check_match(metadata, "metadata") if metadata is not None else {}
-    below = check_subtree(subtree)
+    match = check.check_match(metadata, "metadata") if metadata is not None else {}
+    below = check.check_bool(subtree, "subtree")
     wanted = _check_layers(layers)
     count = None if limit is None else check.check_int(limit, "limit", 1, 10**9)
     skip = check.check_int(offset, "offset", 0, 10**12)
     with scope.lock, scope.repo.read() as conn:
         rows = scope.repo.find_rows(conn, match, wanted, count, skip, below)
-    return [to_result(row, 1.0, subtree=below) for row in rows]
+    return [to_result(row, 1.0) for row in rows]
 
 
 def find_pages(
@@ -118,7 +73,7 @@ def find_pages(
     so each memory is read once. Each read is a transaction of its own, as each find() is:
     a memory stored or removed meanwhile may or may not be listed, and none is listed twice.
     The arguments are checked now, the store read as the pages are taken."""
-    match = check_match(metadata, "metadata") if metadata is not None else {}
+    match = check.check_match(metadata, "metadata") if metadata is not None else {}
     wanted = _check_layers(layers) or list(DEFAULT_RECALL_LAYERS)
     count = check.check_int(size, "size", 1, 10**6)
     condition = scope.repo.metadata_filter(match)
@@ -151,26 +106,22 @@ def _paged(rows: Iterator[Row[Any]], size: int) -> Iterator[list[RecallResult]]:
         yield page
 
 
-def replace(scope: MemoryScope, match: Mapping[str, Any], content: object, **arguments: Any) -> str:
+def replace(scope: MemoryScope, match: object, item: StoreItem) -> str:
     """Remove every memory of the namespace whose metadata contains ``match`` and store
     the new one, in one write transaction. The new memory's metadata must contain
     ``match`` too (it is added when missing), so the replacement is found by the next one."""
-    checked = check_match(match, "match")
+    checked = check.check_match(match, "match")
     if not checked:
         raise InvalidInputError("match must name at least one metadata key")
-    metadata = arguments.pop("metadata", None)
-    merged = {**check.check_metadata(metadata), **checked}
     now = scope.now()
-    try:
-        item = store_pipeline.prepare(content, now=now, metadata=merged, **arguments)
-    except TypeError as exc:  # an unknown keyword argument
-        raise InvalidInputError(f"replace() takes store()'s keyword arguments: {exc}") from exc
-    if item.layer in ("working", "core"):
+    merged = dataclasses.replace(item, metadata={**(item.metadata or {}), **checked})
+    memory = store_pipeline.prepare(merged, now)
+    if memory.layer in ("working", "core"):
         raise InvalidInputError(
-            f"replace() stores long-term memories with metadata; layer {item.layer!r} "
+            f"replace() stores long-term memories with metadata; layer {memory.layer!r} "
             "cannot be matched again (use set_core_block for core blocks)"
         )
-    store_pipeline.embed(scope, [item])
+    store_pipeline.embed(scope, [memory])
     repo = scope.repo
     with scope.lock:
         with repo.write() as conn:
@@ -181,10 +132,10 @@ def replace(scope: MemoryScope, match: Mapping[str, Any], content: object, **arg
                 repo.unlink(conn, [str(row.id) for row in doomed_rows])
                 forget_stage_rows(conn, scope.namespace, doomed)
                 repo.delete(conn, doomed)
-            ids = store_pipeline.write(scope, conn, [item], now)
+            ids = store_pipeline.write(scope, conn, [memory], now)
         gone = {str(row.id) for row in doomed_rows}
         scope.working.remove_copies_of(gone, set())
-        return store_pipeline.remember_in_working(scope, [item], ids, now)[0]
+        return store_pipeline.remember_in_working(scope, [memory], ids, now)[0]
 
 
 def get(scope: MemoryScope, id: str) -> RecallResult | None:

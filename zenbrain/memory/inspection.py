@@ -1,68 +1,24 @@
-"""Looking into a store without changing it: why a recall result scored what it did, where a
-memory came from, and what a forget would take with it. The HTTP API's ``explain``,
-provenance and dry-run forget (:mod:`zenbrain.server`) read them from here.
+"""Looking into a store without changing it: where a memory came from, and what a forget
+would take with it. The HTTP API's provenance and dry-run forget (:mod:`zenbrain.server`)
+read them from here (why a result scored what it did: ``recall(..., explain=True)``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from zenbrain import _validation as check
 from zenbrain.layers.episodic import CONSOLIDATION_BATCH, CONSOLIDATION_WEIGHT
-from zenbrain.memory.recall import score_parts
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.storage.timestamps import from_db
-from zenbrain.types import FORGETTABLE_LAYERS, ForgetResult, RecallResult
+from zenbrain.types import FORGETTABLE_LAYERS, ForgetResult
 
 __all__ = [
     "consolidation_links_of",
-    "explain",
     "forget_preview",
     "promotable_episodes",
     "provenance",
 ]
-
-
-def _part(value: float | None) -> float | None:
-    return None if value is None else round(float(value), 6)
-
-
-def explain(
-    scope: MemoryScope,
-    query: str,
-    results: Sequence[RecallResult],
-    context: str | None = None,
-    layers: Sequence[str] | None = None,
-) -> list[dict[str, Any]]:
-    """Each result's score in parts, in the order given, from the recall pipeline's own
-    ranking (:func:`zenbrain.memory.recall.score_parts`: the same collection and scale).
-
-    ``lexical`` (BM25 with proximity over everything the recall searches), ``semantic``
-    (the cosine mapped onto 0..1; None without an embedder), ``fused`` (the two combined),
-    ``layer`` (what the layer's prior changed: a procedure's success rate) and
-    ``neighbours`` (the rest of the final score: the lift from conversation neighbours and
-    any stage's reranking). A fill-in (score 0: it shares no word with the query) is marked
-    so. ``layers`` and ``context`` are the recall's own, so the collection is the same."""
-    check.check_content(query, "query")
-    parts = score_parts(scope, query, layers=layers, context=context)
-    explained: list[dict[str, Any]] = []
-    for result in results:
-        entry: dict[str, Any] = {"id": result.id, "score": result.score, "fill_in": False}
-        found = parts.get(result.id)
-        if found is None or result.score == 0:
-            entry.update(lexical=None, semantic=None, fused=0.0, layer=0.0, neighbours=0.0)
-            entry["fill_in"] = result.score == 0
-        else:
-            entry.update(
-                lexical=_part(found.lexical),
-                semantic=_part(found.semantic),
-                fused=_part(found.fused),
-                layer=_part(found.layered - found.fused),
-                neighbours=_part(result.score - found.layered),
-            )
-        explained.append(entry)
-    return explained
 
 
 def consolidation_links_of(scope: MemoryScope, memory_id: str) -> dict[str, list[str]]:

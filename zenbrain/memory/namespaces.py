@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from zenbrain.errors import InvalidInputError
-from zenbrain.memory.find import is_storable_text
+from zenbrain._validation import check_prefix
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.stages import drop_stage_rows
 
@@ -15,10 +14,7 @@ CHUNK = 2_000  # keys per statement, well under SQLite's bound-parameter limit
 def namespaces(scope: MemoryScope, prefix: str) -> list[str]:
     """Every namespace of the store that holds memories or interactions and starts with
     ``prefix``, sorted."""
-    if not isinstance(prefix, str) or len(prefix) > 200 or not is_storable_text(prefix):
-        raise InvalidInputError(
-            f"prefix must be a string of at most 200 characters, got {prefix!r}"
-        )
+    check_prefix(prefix)
     with scope.lock, scope.repo.read() as conn:
         return scope.repo.namespaces(conn, prefix)
 

@@ -20,6 +20,7 @@ from zenbrain.errors import InvalidInputError
 from zenbrain.layers.short_term import SHORT_TERM_WINDOW, worth_remembering
 from zenbrain.memory import store as store_pipeline
 from zenbrain.memory.scope import MemoryScope
+from zenbrain.operations import StoreItem
 from zenbrain.storage.records import NewMemory
 from zenbrain.storage.timestamps import from_db
 from zenbrain.types import Interaction
@@ -101,7 +102,10 @@ def add_interactions(
     if remember:
         for role, content, _ in checked:
             if content.strip() and worth_remembering(role, content):
-                memories.append(store_pipeline.prepare(content, now=now, metadata={"role": role}))
+                # A memory zenbrain makes of a turn: its metadata names who said it (the
+                # turn's own metadata stays with the turn), its conversation the session.
+                item = StoreItem(content, metadata={"role": role})
+                memories.append(store_pipeline.prepare(item, now))
         store_pipeline.embed(scope, memories)
     if not checked:
         return []
@@ -115,6 +119,8 @@ def add_interactions(
                 sid = uuid.uuid4().hex
                 scope.repo.upsert_session(conn, sid, now)
             scope.repo.add_interactions(conn, sid, checked, now)
+            for memory in memories:  # the session the turns were told in
+                memory.conversation = sid
             ids = store_pipeline.write(scope, conn, memories, now) if memories else []
         if explicit is None:
             scope.session_id = sid

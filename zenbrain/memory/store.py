@@ -3,6 +3,7 @@ and writing it with its layer rows, index entries and stage hooks in one transac
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -19,10 +20,10 @@ from zenbrain.memory import supersede
 from zenbrain.memory.collector import collector_paused
 from zenbrain.memory.embedding import Progress
 from zenbrain.memory.scope import MemoryScope
+from zenbrain.operations import StoreItem
 from zenbrain.stages.base import StoredMemory
 from zenbrain.storage.records import NewMemory
 from zenbrain.text import terms_of_words, words
-from zenbrain.types import STORABLE_LAYERS
 
 __all__ = [
     "embed",
@@ -39,106 +40,59 @@ __all__ = [
 STORE_BATCH = 512
 
 
-def prepare(
-    content: object,
-    *,
-    now: datetime,
-    layer: object = "auto",
-    context: object = None,
-    emotional_weight: object = None,
-    confidence: object = None,
-    source: object = None,
-    steps: object = None,
-    tools: object = None,
-    outcome: object = None,
-    metadata: object = None,
-    created_at: object = None,
-    supersedes: object = None,
-) -> NewMemory:
-    """One ``store()`` call's arguments, validated and routed to a layer."""
-    text = check.check_content(content)
-    replaced = supersede.check_supersedes(supersedes) if supersedes is not None else []
-    chosen = layer
-    if chosen != "auto":
-        chosen = check.check_layer(layer, STORABLE_LAYERS, aliases=True)
-    # Arguments not given (None, as for every plain-string item of store_many) skip the
-    # call: each check lets None through unchanged, and the calls were a tenth of prepare.
-    ctx = None if context is None else check.check_optional_text(context, "context")
-    weight = (
-        None
-        if emotional_weight is None
-        else check.check_fraction(emotional_weight, "emotional_weight")
-    )
-    conf = None if confidence is None else check.check_fraction(confidence, "confidence")
-    src = None if source is None else check.check_optional_text(source, "source")
-    step_list = None if steps is None else check.check_strings(steps, "steps")
-    tool_list = [] if tools is None else check.check_strings(tools, "tools") or []
-    if outcome is not None:
-        if not isinstance(outcome, str) or len(outcome) > check.MAX_OUTCOME_CHARS:
-            raise InvalidInputError(
-                f"outcome must be a string of at most {check.MAX_OUTCOME_CHARS:,} characters, "
-                f"got {check.shown(outcome)}"
-            )
-        check.check_storable(outcome, "outcome")
-    meta = {} if metadata is None else check.check_metadata(metadata)
-    when = now if created_at is None else check.check_created_at(created_at) or now
+def prepare(item: StoreItem, now: datetime) -> NewMemory:
+    """A checked :class:`~zenbrain.StoreItem` routed to its layer, with its index terms."""
+    text = item.content
+    weight = item.emotional_weight
+    conf = item.confidence
+    steps = None if item.steps is None else list(item.steps)
     folded = words(text)  # once, for the emotion lexicon and the index terms
     if weight is None:
         weight = weight_folded(text, folded)
+    chosen = item.layer
     if chosen == "auto":
-        chosen = route(text, emotional_weight=weight, confidence=conf, steps=step_list)
-    item = NewMemory(
+        chosen = route(text, emotional_weight=weight, confidence=conf, steps=steps)
+    memory = NewMemory(
         content=text,
-        layer=str(chosen),
-        context=ctx,
+        layer=chosen,
+        context=item.context,
+        conversation=item.conversation,
         emotional_weight=weight,
         confidence=conf,
-        source=src,
-        metadata=meta,
-        created_at=when,
-        supersedes=replaced,
+        source=item.source,
+        metadata=dict(item.metadata or {}),
+        created_at=item.created_at or now,
+        supersedes=list(item.supersedes),
         folded=folded,
     )
-    if item.layer == "procedural":
-        item.steps = step_list or extract_steps(text)
-        item.tools = tool_list
-        item.outcome = outcome or ""
-        item.confidence = None
-    elif item.layer == "semantic":
-        item.confidence = conf if conf is not None else DEFAULT_FACT_CONFIDENCE
-        item.source = src or "user"
-    elif item.layer == "core":
-        item.label = derive_label(text)
-        item.confidence = 1.0
-    indexed = item.indexed_text
+    if memory.layer == "procedural":
+        memory.steps = steps or extract_steps(text)
+        memory.tools = list(item.tools or ())
+        memory.outcome = item.outcome or ""
+        memory.confidence = None
+    elif memory.layer == "semantic":
+        memory.confidence = conf if conf is not None else DEFAULT_FACT_CONFIDENCE
+        memory.source = item.source or "user"
+    elif memory.layer == "core":
+        memory.label = derive_label(text)
+        memory.confidence = 1.0
+    indexed = memory.indexed_text
     if len(indexed) > check.MAX_CONTENT_CHARS:  # content, steps and outcome together
         raise InvalidInputError(
             f"the procedure with its steps and outcome has {len(indexed):,} "
             f"characters; at most {check.MAX_CONTENT_CHARS:,} are accepted"
         )
-    if item.layer != "working":  # index terms now, outside the write lock
-        item.terms = terms_of_words(folded if indexed is text else words(indexed))
-    return item
+    if memory.layer != "working":  # index terms now, outside the write lock
+        memory.terms = terms_of_words(folded if indexed is text else words(indexed))
+    return memory
 
 
-def prepare_items(items: Iterable[str | Mapping[str, Any]], now: datetime) -> list[NewMemory]:
-    """``store_many()``'s items (strings or dicts of ``store()``'s arguments), validated."""
+def prepare_items(items: Iterable[object], now: datetime) -> list[NewMemory]:
+    """``store_many()``'s items (strings, dicts of store()'s fields, StoreItems), checked."""
     batch: list[NewMemory] = []
     for position, item in enumerate(items):
         try:
-            if isinstance(item, str):
-                batch.append(prepare(item, now=now))
-            elif isinstance(item, Mapping):
-                args = dict(item)
-                if "content" not in args:
-                    raise InvalidInputError("a dict item needs a 'content' key")
-                batch.append(prepare(args.pop("content"), now=now, **args))
-            else:
-                raise InvalidInputError(
-                    f"items must be strings or dicts, got {type(item).__name__}"
-                )
-        except TypeError as exc:
-            raise InvalidInputError(f"item {position}: {exc}") from exc
+            batch.append(prepare(StoreItem.from_item(item), now))
         except InvalidInputError as exc:
             raise type(exc)(f"item {position}: {exc}") from exc
     return batch
@@ -221,15 +175,15 @@ def remember_in_working(
     return final
 
 
-def store(scope: MemoryScope, content: object, **arguments: Any) -> str:
+def store(scope: MemoryScope, item: StoreItem) -> str:
     now = scope.now()
-    item = prepare(content, now=now, **arguments)
-    return _store_batch(scope, [item], now)[0]
+    return _store_batch(scope, [prepare(item, now)], now)[0]
 
 
-def update(scope: MemoryScope, memory_id: object, content: object, **arguments: Any) -> str:
-    """Store ``content`` as the new version of ``memory_id`` (its layer, context, source and
-    metadata unless given) and close the old one, in one transaction; returns the new id."""
+def update(scope: MemoryScope, memory_id: object, item: StoreItem, given: Iterable[str]) -> str:
+    """Store ``item`` as the new version of ``memory_id`` (its layer, context, conversation,
+    source and metadata unless ``given``) and close the old one, in one transaction;
+    returns the new id."""
     old = None
     if isinstance(memory_id, str) and memory_id:
         with scope.lock, scope.repo.read() as conn:
@@ -240,17 +194,23 @@ def update(scope: MemoryScope, memory_id: object, content: object, **arguments: 
             f"{scope.namespace!r}, got {check.shown(memory_id)}; core blocks change with "
             "set_core_block"
         )
-    if "supersedes" in arguments:
+    if "supersedes" in given:
         raise InvalidInputError("update supersedes the memory it updates: drop supersedes=")
-    defaults = {"layer": old.layer, "context": old.context, "metadata": dict(old.metadata or {})}
+    inherited = {
+        "layer": old.layer,
+        "context": old.context,
+        "conversation": old.conversation,
+        "metadata": dict(old.metadata or {}),
+    }
     if old.layer == "semantic":
-        defaults["source"] = old.source
-    return store(scope, content, **{**defaults, **arguments, "supersedes": [memory_id]})
+        inherited["source"] = old.source
+    kept = {name: value for name, value in inherited.items() if name not in given}
+    return store(scope, dataclasses.replace(item, **kept, supersedes=(str(memory_id),)))
 
 
 def store_many(
     scope: MemoryScope,
-    items: Iterable[str | Mapping[str, Any]],
+    items: Iterable[object],
     progress: Progress | None = None,
 ) -> list[str]:
     """All items in one transaction (embedded first, in batches, reporting progress)."""

@@ -33,11 +33,11 @@ from datetime import datetime
 
 from sqlalchemy import Connection
 
-from zenbrain.errors import InvalidInputError
 from zenbrain.layers.supersession import states_change
 from zenbrain.layers.time_expressions import TimeRange, time_range_in
 from zenbrain.memory.results import to_result
 from zenbrain.memory.scope import MemoryScope
+from zenbrain.operations import RecallQuery
 from zenbrain.storage import validity as storage
 from zenbrain.text import content_tokens, tokenize, words
 from zenbrain.types import RecallResult
@@ -49,7 +49,7 @@ __all__ = [
     "TIME_BOOST",
     "ValidityOptions",
     "arrange",
-    "check_options",
+    "options_of",
 ]
 
 #: A newer result about the same thing moves above an older one it scores this share of.
@@ -114,42 +114,14 @@ class ValidityOptions:
         return min(1000, limit * (WIDENING if filtering else LOOKAHEAD))
 
 
-def _aware(value: object, name: str) -> datetime:
-    if not isinstance(value, datetime) or value.tzinfo is None:
-        raise InvalidInputError(
-            f"{name} must be an aware datetime (with a time zone, e.g. "
-            f"datetime(2025, 3, 1, tzinfo=UTC)), got {value!r:.60}"
-        )
-    return value
-
-
-def check_options(
-    query: str,
-    now: datetime,
-    *,
-    current_only: object = False,
-    as_of: object = None,
-    time_range: object = None,
-) -> ValidityOptions:
-    """Check ``recall``'s validity arguments; without ``time_range`` the time named in the
-    question (if any), resolved against ``now`` (the coordinator's clock), is used."""
-    if not isinstance(current_only, bool):
-        raise InvalidInputError(f"current_only must be True or False, got {current_only!r:.40}")
-    moment = None if as_of is None else _aware(as_of, "as_of")
-    span: TimeRange | None
-    if time_range is not None:
-        if not isinstance(time_range, tuple | list) or len(time_range) != 2:
-            raise InvalidInputError(
-                f"time_range must be a (start, end) pair of aware datetimes, got {time_range!r:.80}"
-            )
-        start, end = (_aware(value, "time_range") for value in time_range)
-        if end <= start:
-            raise InvalidInputError(f"time_range must end after it starts, got {start} .. {end}")
-        span = (start, end)
-    else:
-        span = time_range_in(query, moment or now)
-    asks_earliest = not _EARLIEST.isdisjoint(words(query))
-    return ValidityOptions(current_only, moment, span, tuple(tokenize(query)), not asks_earliest)
+def options_of(q: RecallQuery, now: datetime) -> ValidityOptions:
+    """A recall's validity options; without ``time_range`` the time named in the question
+    (if any), resolved against ``as_of`` or ``now`` (the coordinator's clock), is used."""
+    span = q.time_range or time_range_in(q.query, q.as_of or now)
+    asks_earliest = not _EARLIEST.isdisjoint(words(q.query))
+    return ValidityOptions(
+        q.current_only, q.as_of, span, tuple(tokenize(q.query)), not asks_earliest
+    )
 
 
 def _valid_at(result: RecallResult, moment: datetime) -> bool:

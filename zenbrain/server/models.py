@@ -1,20 +1,22 @@
-"""The HTTP API's request and response bodies: pydantic models, which also generate the
-OpenAPI document. Requests forbid unknown fields; values are checked by the coordinator
-itself (its messages), the models only fix the JSON shapes. New fields go at the end of a
-model with a default, so older clients keep working."""
+"""The HTTP API's bodies that are not the library's own values (those, from
+:mod:`zenbrain.operations` and :mod:`zenbrain.types`, are served as they are): pydantic
+models, which also generate the OpenAPI document. Requests forbid unknown fields; values
+are checked by the coordinator itself (its messages), the models only fix the JSON shapes.
+New fields go at the end of a model with a default, so older clients keep working."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, Strict
+from pydantic import BaseModel, ConfigDict, Field
+
+from zenbrain.types import RecallResult
 
 __all__ = [
     "ApiKeyInfo",
     "ClearResponse",
     "ConsolidationResponse",
-    "CoreBlockModel",
     "CoreBlockRequest",
     "CoreContextResponse",
     "DeletedResponse",
@@ -25,13 +27,10 @@ __all__ = [
     "FeedbackResponse",
     "FindRequest",
     "ForgetResponse",
-    "HealthModel",
     "IdResponse",
     "IdsResponse",
     "ImportResponse",
-    "InteractionModel",
     "InteractionsRequest",
-    "MemoryModel",
     "MemoryRef",
     "MergeCandidateModel",
     "NamespacesResponse",
@@ -39,22 +38,14 @@ __all__ = [
     "Problem",
     "Promotion",
     "ProvenanceModel",
-    "RecallRequest",
-    "RecalledMemory",
-    "ReplaceRequest",
-    "ReviewItemModel",
     "ReviewRequest",
-    "ScoreParts",
     "SessionRequest",
     "SessionResponse",
-    "StoreManyRequest",
-    "StoreRequest",
     "Turn",
     "WhoAmI",
 ]
 
 Text = Field(max_length=1_000_000)
-LaxTime = Annotated[datetime, Strict(False)]
 
 
 class _Request(BaseModel):
@@ -74,31 +65,6 @@ class Problem(BaseModel):
 
 
 # ---------------------------------------------------------------------- memories
-class StoreRequest(_Request):
-    """The arguments of ``MemoryCoordinator.store``."""
-
-    content: str = Text
-    layer: str = "auto"
-    context: str | None = None
-    emotional_weight: float | None = None
-    confidence: float | None = None
-    source: str | None = None
-    steps: list[str] | None = None
-    tools: list[str] | None = None
-    outcome: str | None = None
-    metadata: dict[str, Any] | None = None
-    created_at: str | None = None
-    supersedes: list[str] | None = None  # ids this memory replaces
-
-
-class StoreManyRequest(_Request):
-    items: list[StoreRequest | str] = Field(max_length=100_000)
-
-
-class ReplaceRequest(StoreRequest):
-    """``replace(match, content, **store arguments)``."""
-
-    match: dict[str, Any]
 
 
 class EditRequest(_Request):
@@ -111,56 +77,6 @@ class IdResponse(BaseModel):
 
 class IdsResponse(BaseModel):
     ids: list[str]
-
-
-class MemoryModel(BaseModel):
-    """One memory, as ``RecallResult`` (``score`` 1.0 outside recall)."""
-
-    id: str
-    layer: str
-    content: str
-    score: float
-    confidence: float | None = None
-    emotional_weight: float | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    created_at: datetime | None = None
-    valid_from: datetime | None = None
-    valid_to: datetime | None = None  # None while current
-    superseded_by: str | None = None  # the memory that replaced it
-
-
-class ScoreParts(BaseModel):
-    """Why a recall result scored what it did (see zenbrain.memory.inspection.explain)."""
-
-    id: str
-    score: float
-    lexical: float | None
-    semantic: float | None
-    fused: float | None
-    layer: float | None
-    neighbours: float | None
-    fill_in: bool
-
-
-class RecalledMemory(MemoryModel):
-    explain: ScoreParts | None = None
-
-
-class RecallRequest(_Request):
-    query: str = Text
-    layers: list[str] | None = None
-    limit: int = 10
-    min_score: float = 0.0
-    min_confidence: float = 0.0
-    core: Literal["always", "matching"] = "always"
-    context: str | None = None
-    where: dict[str, Any] | None = None
-    subtree: bool = False
-    current_only: bool = False  # leave out memories a newer one replaced
-    # Times arrive as ISO 8601 text: parsed, the one lax conversion of a strict body.
-    as_of: LaxTime | None = None  # answer as of this moment (with a timezone)
-    time_range: Annotated[tuple[LaxTime, LaxTime], Strict(False)] | None = None  # this span first
-    explain: bool = False
 
 
 class FindRequest(_Request):
@@ -194,7 +110,7 @@ class ProvenanceModel(BaseModel):
     """A memory with where it came from: the episodes a fact was consolidated from, the
     facts made from an episode, and a fact's FSRS review card."""
 
-    memory: MemoryModel
+    memory: RecallResult
     source: str | None = None
     consolidated_from: list[str] = Field(default_factory=list)
     consolidated_into: list[str] = Field(default_factory=list)
@@ -230,30 +146,9 @@ class ConsolidationResponse(BaseModel):
     promotions: list[Promotion] = Field(default_factory=list)
 
 
-class ReviewItemModel(BaseModel):
-    id: str
-    content: str
-    confidence: float
-    due: datetime
-    stability: float | None = None
-    difficulty: float | None = None
-
-
 class ReviewRequest(_Request):
     fact_id: str
     grade: int
-
-
-class HealthModel(BaseModel):
-    """Per-layer counts."""
-
-    working: dict[str, int]
-    short_term: dict[str, int]
-    episodic: dict[str, int]
-    semantic: dict[str, int]
-    procedural: dict[str, int]
-    core: dict[str, int]
-    cross_context: dict[str, int]
 
 
 class NamespacesResponse(BaseModel):
@@ -299,12 +194,6 @@ class ApiKeyInfo(BaseModel):
 
 
 # ---------------------------------------------------------------------- core blocks
-class CoreBlockModel(BaseModel):
-    id: str
-    label: str
-    content: str
-    pinned: bool
-    updated_at: datetime
 
 
 class CoreBlockRequest(_Request):
@@ -338,13 +227,6 @@ class InteractionsRequest(_Request):
 
 class PopRequest(_Request):
     session_id: str | None = None
-
-
-class InteractionModel(BaseModel):
-    role: str
-    content: str
-    timestamp: datetime
-    metadata: dict[str, Any] = Field(default_factory=dict)
 
 
 class ClearResponse(BaseModel):

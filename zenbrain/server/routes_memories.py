@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Body, Path, Query, Request
 
+from zenbrain import inspection
 from zenbrain.cli._transfer import export_row
-from zenbrain.memory import inspection
+from zenbrain.operations import RecallQuery, StoreItem
+from zenbrain.server._bodies import batch_items, body_schema, split_off
 from zenbrain.server.access import Memory, check_subtree_allowed
 from zenbrain.server.models import (
     EditRequest,
@@ -20,14 +22,7 @@ from zenbrain.server.models import (
     ForgetResponse,
     IdResponse,
     IdsResponse,
-    MemoryModel,
     ProvenanceModel,
-    RecalledMemory,
-    RecallRequest,
-    ReplaceRequest,
-    ScoreParts,
-    StoreManyRequest,
-    StoreRequest,
 )
 from zenbrain.server.problems import NotFound
 from zenbrain.types import RecallResult
@@ -36,14 +31,36 @@ __all__ = ["router"]
 
 router = APIRouter(tags=["memories"])
 MemoryId = Annotated[str, Path(max_length=200, description="A memory's id.")]
-
-
-def _store_arguments(body: StoreRequest) -> dict[str, Any]:
-    return body.model_dump(exclude_none=True, exclude={"match"})
-
-
-def memory_model(result: RecallResult) -> MemoryModel:
-    return MemoryModel(**result.to_dict())
+# A JSON body read by the library's own value (zenbrain.server._bodies), not by a model.
+JsonBody = Annotated[Any, Body()]
+_STORE_BODY = body_schema(StoreItem)
+_BATCH_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "properties": {
+                        "items": {
+                            "type": "array",
+                            "items": {
+                                "anyOf": [
+                                    {"type": "string"},
+                                    _STORE_BODY["requestBody"]["content"]["application/json"][
+                                        "schema"
+                                    ],
+                                ]
+                            },
+                        }
+                    },
+                    "required": ["items"],
+                    "additionalProperties": False,
+                }
+            }
+        },
+    }
+}
 
 
 def _not_found(memory_id: str, namespace: str) -> NotFound:
@@ -53,38 +70,39 @@ def _not_found(memory_id: str, namespace: str) -> NotFound:
     )
 
 
-@router.post("/memories", response_model=IdResponse, status_code=201)
-async def store(body: StoreRequest, memory: Memory) -> IdResponse:
-    """Store one memory (``MemoryCoordinator.store``); returns its id."""
-    return IdResponse(id=await memory.astore(**_store_arguments(body)))
+@router.post("/memories", response_model=IdResponse, status_code=201, openapi_extra=_STORE_BODY)
+async def store(body: JsonBody, memory: Memory) -> IdResponse:
+    """Store one memory (``MemoryCoordinator.store``, the body a ``StoreItem``); returns
+    its id."""
+    return IdResponse(id=await memory.astore(StoreItem.from_json(body)))
 
 
-@router.get("/memories", response_model=list[MemoryModel])
+@router.get("/memories", response_model=list[RecallResult])
 async def browse(
     memory: Memory,
     layer: Annotated[list[str] | None, Query(max_length=4, description="Repeatable.")] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
-) -> list[MemoryModel]:
+) -> list[RecallResult]:
     """This namespace's long-term memories, oldest first, a page at a time."""
-    found = await memory.afind(None, layers=layer or None, limit=limit, offset=offset)
-    return [memory_model(r) for r in found]
+    return await memory.afind(None, layers=layer or None, limit=limit, offset=offset)
 
 
-@router.post("/memories/batch", response_model=IdsResponse, status_code=201)
-async def store_many(body: StoreManyRequest, memory: Memory) -> IdsResponse:
+@router.post(
+    "/memories/batch", response_model=IdsResponse, status_code=201, openapi_extra=_BATCH_BODY
+)
+async def store_many(body: JsonBody, memory: Memory) -> IdsResponse:
     """Store many memories in one transaction: all, or (on any bad item) none."""
-    items = [item if isinstance(item, str) else _store_arguments(item) for item in body.items]
-    return IdsResponse(ids=await memory.astore_many(items))
+    return IdsResponse(ids=await memory.astore_many(batch_items(body)))
 
 
-@router.get("/memories/{memory_id}", response_model=MemoryModel)
-async def get(memory_id: MemoryId, memory: Memory) -> MemoryModel:
+@router.get("/memories/{memory_id}", response_model=RecallResult)
+async def get(memory_id: MemoryId, memory: Memory) -> RecallResult:
     """One long-term memory of this namespace (404 for any other id)."""
     found = await memory.aget(memory_id)
     if found is None:
         raise _not_found(memory_id, memory.namespace)
-    return memory_model(found)
+    return found
 
 
 @router.get("/memories/{memory_id}/provenance", response_model=ProvenanceModel)
@@ -94,11 +112,11 @@ async def provenance(memory_id: MemoryId, memory: Memory) -> ProvenanceModel:
     found = await memory.aget(memory_id)
     if found is None:
         raise _not_found(memory_id, memory.namespace)
-    details = await asyncio.to_thread(inspection.provenance, memory._scope, memory_id)
+    details = await asyncio.to_thread(inspection.provenance, memory, memory_id)
     if details is None:
         raise _not_found(memory_id, memory.namespace)
     return ProvenanceModel(
-        memory=memory_model(found),
+        memory=found,
         source=details["source"],
         consolidated_from=details["consolidated_from"],
         consolidated_into=details["consolidated_into"],
@@ -127,25 +145,24 @@ async def edit(memory_id: MemoryId, body: EditRequest, memory: Memory) -> IdResp
     return IdResponse(id=new_id)
 
 
-@router.post("/memories/{memory_id}/update", response_model=IdResponse)
-async def update(memory_id: MemoryId, body: StoreRequest, memory: Memory) -> IdResponse:
+@router.post("/memories/{memory_id}/update", response_model=IdResponse, openapi_extra=_STORE_BODY)
+async def update(memory_id: MemoryId, body: JsonBody, memory: Memory) -> IdResponse:
     """Store ``content`` as the new version of the memory and close the old one, in one
     transaction (both stay readable: its history); returns the new id. What the body leaves
     out (its layer, context, metadata, ...) the new version keeps from the old, as
     ``update()`` does: ``layer`` is not read as store's ``"auto"``."""
+    item = StoreItem.from_json(body)
     if await memory.aget(memory_id) is None:
         raise _not_found(memory_id, memory.namespace)
-    arguments = body.model_dump(exclude_unset=True, exclude_none=True, exclude={"match"})
-    content = arguments.pop("content")
-    return IdResponse(id=await memory.aupdate(memory_id, content, **arguments))
+    return IdResponse(id=await memory.aupdate(memory_id, item.content, **_given(item, body)))
 
 
-@router.get("/memories/{memory_id}/history", response_model=list[MemoryModel])
-async def history(memory_id: MemoryId, memory: Memory) -> list[MemoryModel]:
+@router.get("/memories/{memory_id}/history", response_model=list[RecallResult])
+async def history(memory_id: MemoryId, memory: Memory) -> list[RecallResult]:
     """The chain of versions the memory belongs to, oldest first."""
     if await memory.aget(memory_id) is None:
         raise _not_found(memory_id, memory.namespace)
-    return [memory_model(r) for r in await memory.ahistory(memory_id)]
+    return await memory.ahistory(memory_id)
 
 
 @router.delete("/memories/{memory_id}", response_model=ForgetResponse)
@@ -167,7 +184,7 @@ async def forget(
             raise _not_found(memory_id, memory.namespace)
         layer = found.layer
     if dry_run:
-        result = await asyncio.to_thread(inspection.forget_preview, memory._scope, memory_id, layer)
+        result = await asyncio.to_thread(inspection.forget_preview, memory, memory_id, layer)
     else:
         result = await memory.aforget(memory_id, layer)
     if not result.forgotten:
@@ -186,48 +203,46 @@ async def procedure_feedback(
     return FeedbackResponse(success_rate=await memory.aprocedure_feedback(memory_id, body.success))
 
 
-@router.post("/find", response_model=list[MemoryModel])
-async def find(body: FindRequest, memory: Memory, request: Request) -> list[MemoryModel]:
+@router.post("/find", response_model=list[RecallResult])
+async def find(body: FindRequest, memory: Memory, request: Request) -> list[RecallResult]:
     """Memories whose metadata contains every given key/value, oldest first (paged with
     ``limit`` and ``offset``)."""
     check_subtree_allowed(request, memory, body.subtree)
-    found = await memory.afind(
+    return await memory.afind(
         body.metadata, layers=body.layers, limit=body.limit, offset=body.offset,
         subtree=body.subtree,
     )  # fmt: skip
-    return [memory_model(r) for r in found]
 
 
-@router.post("/recall", response_model=list[RecalledMemory])
-async def recall(body: RecallRequest, memory: Memory, request: Request) -> list[RecalledMemory]:
-    """Memories relevant to ``query``, best first; ``explain=true`` adds each result's score
-    parts (lexical, semantic, fused, layer, neighbours)."""
-    check_subtree_allowed(request, memory, body.subtree)
-    results = await memory.arecall(
-        body.query, layers=body.layers, limit=body.limit, min_score=body.min_score,
-        min_confidence=body.min_confidence, core=body.core, context=body.context,
-        where=body.where, subtree=body.subtree, current_only=body.current_only,
-        as_of=body.as_of, time_range=body.time_range,
-    )  # fmt: skip
-    parts: list[dict[str, Any]] = []
-    if body.explain and results:
-        parts = await asyncio.to_thread(
-            inspection.explain, memory._scope, body.query, results, body.context, body.layers
-        )
-    shown = []
-    for index, result in enumerate(results):
-        explained = ScoreParts(**parts[index]) if parts else None
-        shown.append(RecalledMemory(**result.to_dict(), explain=explained))
-    return shown
+@router.post("/recall", response_model=list[RecallResult], openapi_extra=body_schema(RecallQuery))
+async def recall(body: JsonBody, memory: Memory, request: Request) -> list[RecallResult]:
+    """Memories relevant to ``query``, best first (the body a ``RecallQuery``);
+    ``explain=true`` adds each result's score parts (lexical, semantic, fused, layer,
+    neighbours) from the same search."""
+    query = RecallQuery.from_json(body)
+    check_subtree_allowed(request, memory, query.subtree)
+    return await memory.arecall(query)
 
 
-@router.post("/replace", response_model=IdResponse)
-async def replace(body: ReplaceRequest, memory: Memory) -> IdResponse:
+_REPLACE_BODY = body_schema(StoreItem, match={"type": "object"})
+
+
+@router.post("/replace", response_model=IdResponse, openapi_extra=_REPLACE_BODY)
+async def replace(body: JsonBody, memory: Memory) -> IdResponse:
     """Delete every memory whose metadata contains ``match`` and store ``content``, in
     one transaction; returns the new memory's id."""
-    arguments = _store_arguments(body)
-    content = arguments.pop("content")
-    return IdResponse(id=await memory.areplace(body.match, content, **arguments))
+    match, fields = split_off(body, "match")
+    item = StoreItem.from_json(fields)
+    return IdResponse(id=await memory.areplace(match, item.content, **_given(item, fields)))
+
+
+def _given(item: StoreItem, fields: dict[str, Any]) -> dict[str, Any]:
+    """``item``'s fields that the body named (content aside), checked."""
+    return {
+        name: getattr(item, name)
+        for name in fields
+        if name != "content" and fields[name] is not None
+    }
 
 
 @router.post("/embed-missing", response_model=EmbeddedResponse)

@@ -13,24 +13,21 @@ from zenbrain.server.access import Caller, Memory
 from zenbrain.server.models import (
     ClearResponse,
     ConsolidationResponse,
-    CoreBlockModel,
     CoreBlockRequest,
     CoreContextResponse,
     DeletedResponse,
-    HealthModel,
-    InteractionModel,
     InteractionsRequest,
     MergeCandidateModel,
     NamespacesResponse,
     PopRequest,
     Promotion,
-    ReviewItemModel,
     ReviewRequest,
     SessionRequest,
     SessionResponse,
     WhoAmI,
 )
 from zenbrain.server.problems import NotFound
+from zenbrain.types import CoreBlock, Health, Interaction, ReviewItem
 
 __all__ = ["router"]
 
@@ -43,16 +40,16 @@ Limit = Annotated[int, Query(ge=1, le=10_000)]
 
 
 # ---------------------------------------------------------------------- core blocks
-@router.get("/core-blocks", response_model=list[CoreBlockModel], tags=["core"])
-async def core_blocks(memory: Memory) -> list[CoreBlockModel]:
+@router.get("/core-blocks", response_model=list[CoreBlock], tags=["core"])
+async def core_blocks(memory: Memory) -> list[CoreBlock]:
     """Every core block, by label."""
-    return [CoreBlockModel(**block.to_dict()) for block in await memory.acore_blocks()]
+    return list(await memory.acore_blocks())
 
 
-@router.put("/core-blocks/{label}", response_model=CoreBlockModel, tags=["core"])
-async def set_core_block(label: Label, body: CoreBlockRequest, memory: Memory) -> CoreBlockModel:
+@router.put("/core-blocks/{label}", response_model=CoreBlock, tags=["core"])
+async def set_core_block(label: Label, body: CoreBlockRequest, memory: Memory) -> CoreBlock:
     """Create or replace the core block ``label``."""
-    return CoreBlockModel(**(await memory.aset_core_block(label, body.content)).to_dict())
+    return await memory.aset_core_block(label, body.content)
 
 
 @router.delete("/core-blocks/{label}", response_model=DeletedResponse, tags=["core"])
@@ -82,33 +79,33 @@ async def current_session(memory: Memory) -> SessionResponse:
     return SessionResponse(session_id=await asyncio.to_thread(lambda: memory.session_id))
 
 
-@router.post("/interactions", response_model=list[InteractionModel], tags=["sessions"])
-async def add_interactions(body: InteractionsRequest, memory: Memory) -> list[InteractionModel]:
+@router.post("/interactions", response_model=list[Interaction], tags=["sessions"])
+async def add_interactions(body: InteractionsRequest, memory: Memory) -> list[Interaction]:
     """Append turns to a session in one transaction (``remember``: also store the turns
     worth remembering as long-term memories)."""
     turns = [turn.model_dump(exclude_none=True) for turn in body.turns]
     added = await memory.aadd_interactions(
         turns, session_id=body.session_id, remember=body.remember
     )
-    return [InteractionModel(**turn.to_dict()) for turn in added]
+    return list(added)
 
 
-@router.get("/interactions", response_model=list[InteractionModel], tags=["sessions"])
+@router.get("/interactions", response_model=list[Interaction], tags=["sessions"])
 async def conversation(
     memory: Memory,
     session_id: SessionQuery = None,
     limit: Annotated[int | None, Query(ge=1, le=100_000)] = None,
-) -> list[InteractionModel]:
+) -> list[Interaction]:
     """A session's latest interactions, oldest first."""
     turns = await memory.aconversation(limit, session_id=session_id)
-    return [InteractionModel(**turn.to_dict()) for turn in turns]
+    return list(turns)
 
 
-@router.post("/interactions/pop", response_model=InteractionModel | None, tags=["sessions"])
-async def pop_interaction(body: PopRequest, memory: Memory) -> InteractionModel | None:
+@router.post("/interactions/pop", response_model=Interaction | None, tags=["sessions"])
+async def pop_interaction(body: PopRequest, memory: Memory) -> Interaction | None:
     """Remove and return a session's latest interaction (null when it has none)."""
     popped = await memory.apop_interaction(session_id=body.session_id)
-    return None if popped is None else InteractionModel(**popped.to_dict())
+    return popped
 
 
 @router.delete("/interactions", response_model=ClearResponse, tags=["sessions"])
@@ -131,23 +128,22 @@ async def consolidate(memory: Memory) -> ConsolidationResponse:
     return ConsolidationResponse(**report.to_dict(), promotions=promotions)
 
 
-@router.get("/review-queue", response_model=list[ReviewItemModel], tags=["review"])
-async def review_queue(memory: Memory, limit: Limit = 10) -> list[ReviewItemModel]:
+@router.get("/review-queue", response_model=list[ReviewItem], tags=["review"])
+async def review_queue(memory: Memory, limit: Limit = 10) -> list[ReviewItem]:
     """Facts due for review now, most overdue first."""
-    return [ReviewItemModel(**item.to_dict()) for item in await memory.areview_queue(limit)]
+    return list(await memory.areview_queue(limit))
 
 
-@router.post("/reviews", response_model=ReviewItemModel, tags=["review"])
-async def record_review(body: ReviewRequest, memory: Memory) -> ReviewItemModel:
+@router.post("/reviews", response_model=ReviewItem, tags=["review"])
+async def record_review(body: ReviewRequest, memory: Memory) -> ReviewItem:
     """Grade a review of a fact (1 again, 2 hard, 3 good, 4 easy); returns its next due."""
-    item = await memory.arecord_review(body.fact_id, body.grade)
-    return ReviewItemModel(**item.to_dict())
+    return await memory.arecord_review(body.fact_id, body.grade)
 
 
-@router.get("/health", response_model=HealthModel, tags=["maintenance"])
-async def health(memory: Memory) -> HealthModel:
+@router.get("/health", response_model=Health, tags=["maintenance"])
+async def health(memory: Memory) -> Health:
     """Per-layer counts of this namespace."""
-    return HealthModel(**(await memory.ahealth()).to_dict())
+    return await memory.ahealth()
 
 
 @router.get("/namespaces", response_model=NamespacesResponse, tags=["namespaces"])

@@ -70,7 +70,7 @@ __all__ = [
     "insert_rows",
     "pks_of",
     "upsert",
-    "with_metadata",
+    "with_notes",
 ]
 
 
@@ -336,6 +336,7 @@ def upsert(
     conn.execute(statement.on_conflict_do_update(index_elements=keys, set_=changes))
 
 
-def with_metadata(result: RecallResult, **extra: Any) -> RecallResult:
-    """``result`` with ``extra`` merged into a copy of its metadata."""
-    return replace(result, metadata={**result.metadata, **extra})
+def with_notes(result: RecallResult, **extra: Any) -> RecallResult:
+    """``result`` with ``extra`` merged into a copy of its notes (what recall found on the
+    way; the caller's metadata is never touched)."""
+    return replace(result, notes={**result.notes, **extra})

@@ -10,7 +10,7 @@ is overwritten or deleted. The confidence each fact had when it was first relate
 as its prior (``zb_fact_priors``); then the beliefs of the connected facts (up to 200) are
 recomputed from those priors by :func:`zenbrain.algorithms.bayesian.propagate_confidence`
 and written to the facts' ``confidence``. On recall each related fact carries the ids of
-its counterparts in ``metadata["contradicts"]`` and ``metadata["supported_by"]``.
+its counterparts in ``notes["contradicts"]`` and ``notes["supported_by"]``.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from zenbrain.stages.base import (
     StoredMemory,
     pks_of,
     upsert,
-    with_metadata,
+    with_notes,
 )
 from zenbrain.storage.schema import fact_priors, fact_relations, memories
 from zenbrain.storage.timestamps import to_db
@@ -243,5 +243,5 @@ class ConfidenceStage(Stage):
         annotated = []
         for result in results:
             extra = by_source.get(pk_of.get(result.id, -1))
-            annotated.append(with_metadata(result, **extra) if extra else result)
+            annotated.append(with_notes(result, **extra) if extra else result)
         return annotated

@@ -16,7 +16,7 @@ candidates: probably the same thing, seen in two domains.
 On recall (no ``context`` filter), the memories that mention an entity linked to an
 entity of a matched memory are added to the results, scored
 ``follow_weight * link similarity * the matched memory's score`` and marked with
-``metadata["linked_via"]``. With a ``context`` filter recall stays inside that context.
+``notes["linked_via"]``. With a ``context`` filter recall stays inside that context.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from zenbrain.stages.base import (
     StoredMemory,
     insert_rows,
     upsert,
-    with_metadata,
+    with_notes,
 )
 from zenbrain.storage.schema import entities, entity_links, entity_mentions, memories
 from zenbrain.storage.timestamps import to_db
@@ -274,7 +274,7 @@ class CrossContextStage(Stage):
         seeds = [
             r
             for r in results[: request.limit]
-            if r.layer in SEARCHED_LAYERS and r.metadata.get("context") in scope.contexts
+            if r.layer in SEARCHED_LAYERS and r.context in scope.contexts
         ]
         if not seeds:
             return results
@@ -353,7 +353,7 @@ class CrossContextStage(Stage):
                 via[pk] = {"entity": name, "context": context}
         loaded = scope.load_results(conn, scores)
         added = [
-            with_metadata(result, linked_via=via[pk])
+            with_notes(result, linked_via=via[pk])
             for pk, result in loaded.items()
             if result.id not in present and result.score > 0
         ]

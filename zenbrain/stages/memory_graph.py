@@ -9,7 +9,7 @@
   ``seeds`` matches, weighted by their scores, over their neighbourhood up to two hops.
   A neighbour that did not match gets the score
   ``spread_weight * best score * min(1, its PageRank / the best seed's PageRank)`` and
-  ``metadata["via"] = "graph"``; matched memories keep their scores.
+  ``notes["via"] = "graph"``; matched memories keep their scores.
 - Each consolidation decays every edge by 2 % per day since its last decay
   (:func:`zenbrain.algorithms.hebbian.decay`) and deletes those that fall below 0.1; the
   count is reported as ``pruned``.
@@ -34,7 +34,7 @@ from zenbrain.stages.base import (
     StageScope,
     pks_of,
     upsert,
-    with_metadata,
+    with_notes,
 )
 from zenbrain.storage.schema import memory_edges
 from zenbrain.storage.timestamps import to_db
@@ -180,12 +180,12 @@ class MemoryGraphStage(Stage):
         }
         loaded = scope.load_results(conn, spread)
         added = [
-            with_metadata(result, via="graph")
+            with_notes(result, via="graph")
             for result in loaded.values()
             if result.id not in present
             and result.layer in layers
             and result.score > 0
-            and (request.context is None or result.metadata.get("context") == request.context)
+            and (request.context is None or result.context == request.context)
         ]
         added.sort(key=lambda r: r.score, reverse=True)
         merged = results + added[: request.limit]

@@ -9,7 +9,7 @@ Only the *relative* route changes recall, using each memory's ``created_at``:
   that best covers the words after the cue (the event X). The memories stored right before
   (or after) the anchor, in the searched layers and context, join the results: the n-th
   nearest in time scores ``weight * route confidence * anchor score / n`` and carries
-  ``metadata["temporal"] = "before"`` or ``"after"``; matches already present on the asked
+  ``notes["temporal"] = "before"`` or ``"after"``; matches already present on the asked
   side of the anchor get the same amount added (capped at 1).
 - "first / earliest / erste / zuerst" and "last / latest / letzte / zuletzt": each match's
   score is multiplied by ``1 - w + w * f`` with ``w = weight * route confidence`` and ``f``
@@ -39,7 +39,7 @@ from zenbrain.stages.base import (
     StageConnection,
     StageScope,
     pks_of,
-    with_metadata,
+    with_notes,
 )
 from zenbrain.storage.schema import memories
 from zenbrain.storage.timestamps import to_db
@@ -93,7 +93,7 @@ class TemporalStage(Stage):
             return results
         fit = {r.id: 1.0 - i / (len(timed) - 1) for i, r in enumerate(timed)}
         rescored = [
-            with_metadata(
+            with_notes(
                 _rescored(r, r.score * (1.0 - strength + strength * fit[r.id])),
                 temporal="earliest" if oldest_first else "latest",
             )
@@ -155,11 +155,9 @@ class TemporalStage(Stage):
                 updated.append(result)
             else:
                 raised = _rescored(result, min(1.0, result.score + extra.score))
-                updated.append(with_metadata(raised, temporal=direction))
+                updated.append(with_notes(raised, temporal=direction))
         updated.extend(
-            with_metadata(result, temporal=direction)
-            for result in by_id.values()
-            if result.score > 0
+            with_notes(result, temporal=direction) for result in by_id.values() if result.score > 0
         )
         updated.sort(key=lambda r: r.score, reverse=True)
         return updated

@@ -72,6 +72,7 @@ from zenbrain.storage.schema import (
     api_keys,
     claim_backlog,
     claims,
+    consolidation_links,
     core_blocks,
     memories,
     meta,
@@ -289,6 +290,27 @@ def _claim_index(db: Database, conn: Connection) -> None:
     rebuild_claim_index(conn)
 
 
+def _user_metadata(db: Database, conn: Connection) -> None:
+    """Version 10: the caller's metadata holds only the caller's keys. A memory names its
+    conversation in a column of its own; a consolidated fact's ``consolidated_from`` key,
+    which zenbrain wrote into its metadata, leaves it (the consolidation link keeps it):
+    only where the link to that very episode exists, so a caller's own key stays."""
+    add_column(conn, "zb_memories", "conversation VARCHAR(200)")
+    linked = (
+        select(memories.c.pk, memories.c.metadata, consolidation_links.c.episode_id)
+        .join(
+            consolidation_links,
+            (consolidation_links.c.fact_id == memories.c.id)
+            & (consolidation_links.c.namespace == memories.c.namespace),
+        )
+        .where(memories.c.layer == "semantic")
+    )
+    for pk, stored, episode_id in conn.execute(linked).all():
+        if isinstance(stored, dict) and stored.get("consolidated_from") == episode_id:
+            kept = {key: value for key, value in stored.items() if key != "consolidated_from"}
+            conn.execute(update(memories).where(memories.c.pk == pk).values(metadata=kept))
+
+
 #: Every step, oldest first. Append only (see the module docstring).
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "initial_schema", _initial_schema),
@@ -304,6 +326,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "api_keys", _api_keys),
     Migration(8, "validity", _validity),
     Migration(9, "claim_index", _claim_index),
+    Migration(10, "user_metadata", _user_metadata),
 )
 
 if MIGRATIONS[-1].version != SCHEMA_VERSION:  # pragma: no cover - a developer's mistake

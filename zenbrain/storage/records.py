@@ -74,6 +74,7 @@ class NewMemory:
     content: str
     layer: str
     context: str | None = None
+    conversation: str | None = None
     emotional_weight: float | None = None
     confidence: float | None = None
     source: str | None = None

@@ -346,6 +346,8 @@ class Repository:
                 )
             )
 
+    _EPISODE_FIELDS = ("id", "content", "context", "conversation", "created_at")
+
     def unpromoted_episodes(self, conn: Connection, min_weight: float, limit: int) -> list[Any]:
         # Each episode's link looked up by its key, not every link read (NOT IN) each pass.
         links = consolidation_links.c
@@ -353,7 +355,7 @@ class Repository:
         promoted = select(links.episode_id).where(link, links.namespace == self.namespace).exists()
         return list[Any](
             conn.execute(
-                select(memories.c.id, memories.c.content, memories.c.context, memories.c.created_at)
+                select(*(memories.c[name] for name in self._EPISODE_FIELDS))
                 .where(
                     memories.c.namespace == self.namespace,
                     memories.c.layer == "episodic",

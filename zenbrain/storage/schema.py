@@ -60,7 +60,7 @@ __all__ = [
     "vectors",
 ]
 
-SCHEMA_VERSION = 9  # the last step of zenbrain/storage/migrations.py
+SCHEMA_VERSION = 10  # the last step of zenbrain/storage/migrations.py
 
 metadata = MetaData()
 _PK = BigInteger().with_variant(Integer, "sqlite")  # INTEGER PRIMARY KEY is SQLite's rowid
@@ -82,6 +82,7 @@ memories = Table(
     Column("content", Text, nullable=False),
     Column("content_hash", BigInteger, nullable=False),  # records.content_hash(content)
     Column("context", String(200)),
+    Column("conversation", String(200)),  # the session or thread it came from (v10)
     Column("emotional_weight", Float),
     Column("confidence", Float),
     Column("source", String(200)),

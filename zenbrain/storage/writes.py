@@ -131,6 +131,7 @@ def memory_row(
         "content": item.content,
         "content_hash": content_hash(item.content),
         "context": item.context,
+        "conversation": item.conversation,
         "emotional_weight": item.emotional_weight,
         "confidence": item.confidence,
         "source": item.source,

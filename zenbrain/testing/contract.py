@@ -68,7 +68,7 @@ class StorageContract:
         assert got.layer == "semantic"
         assert got.metadata["source"] == "standup"
         assert got.metadata["tags"] == ["db", "staging"] and got.metadata["count"] == 2
-        assert got.metadata["context"] == "work"
+        assert got.context == "work"
         assert memory.get("no-such-id") is None
 
     def test_recall_ranks_the_matching_memory_first(self, memory: MemoryCoordinator) -> None:
@@ -129,7 +129,8 @@ class StorageContract:
         assert memory.consolidate().promoted == 1
         assert memory.consolidate().promoted == 0
         facts = memory.recall("talk accepted PyCon", layers=["semantic"], min_score=0.01)
-        assert [f.metadata.get("consolidated_from") for f in facts] == [episode]
+        assert [(f.source, f.metadata) for f in facts] == [("consolidation", {})]
+        assert memory.get(episode) is not None
 
     # ------------------------------------------------------------------ review
     def test_review_schedules_the_next_review_later(self, memory: MemoryCoordinator) -> None:

@@ -155,6 +155,7 @@ class ZenBrainChatMessageHistory(BaseChatMessageHistory):
                     {
                         "content": text,
                         "context": self.context,
+                        "conversation": self.session_id,
                         "source": SOURCE,
                         "metadata": metadata,
                     }

@@ -330,7 +330,7 @@ class ZenBrainStore(BaseStore):
         """The items in ``view``'s namespace and below whose metadata contains ``match``."""
         found = []
         for memory in view.find(match, subtree=True):
-            labels = namespaces.labels_of(self._root, str(memory.metadata.get("namespace")))
+            labels = namespaces.labels_of(self._root, str(memory.namespace))
             if labels is not None and memory.metadata.get(ITEM_FIELD) is True:
                 found.append(_Stored(memory, _item(labels, memory.metadata)))
         return found

@@ -156,8 +156,8 @@ def test_remembered_messages_carry_their_origin(memory: MemoryCoordinator) -> No
     assert found.metadata["session_id"] == "garden"
     assert found.metadata["role"] == "user"
     assert found.metadata["message_id"] == "m1"
-    assert found.metadata["source"] == "langchain-chat-history"
-    assert found.metadata["context"] == "personal"
+    assert found.source == "langchain-chat-history"
+    assert found.context == "personal" and found.conversation == "garden"
     # AI answers are kept only in the session.
     assert memory.recall("six hours of sun", min_score=0.1) == []
 

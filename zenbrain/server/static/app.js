@@ -83,7 +83,7 @@ function memoryCard(m, extra) {
       h("span", { class: "badge", text: m.layer }),
       h("a", { href: "#/memory/" + encodeURIComponent(m.id), class: "content-link" }, m.content)),
     h("div", { class: "meta" }, "id " + m.id + " · " + when(m.created_at)
-      + (m.metadata && m.metadata.context ? " · context " + m.metadata.context : "")),
+      + (m.context ? " · context " + m.context : "")),
     extra || null);
 }
 
@@ -139,8 +139,8 @@ async function search(params) {
   if (query.trim()) {
     const results = await api("POST", "/recall", { query, limit: 20, explain: true });
     parts.push(h("ul", { class: "list", "aria-label": "Results" }, results.map((m) => memoryCard(m,
-      h("div", {}, h("div", { class: "meta" }, "score " + fmt(m.score) + (m.explain && m.explain.fill_in ? " (no match in its layer: shown as the layer's newest)" : "")),
-        scoreParts(m.explain))))));
+      h("div", {}, h("div", { class: "meta" }, "score " + fmt(m.score) + (m.explanation && m.explanation.fill_in ? " (no match in its layer: shown as the layer's newest)" : "")),
+        scoreParts(m.explanation))))));
     say(results.length + " results.");
   }
   view("Search", ...parts);
