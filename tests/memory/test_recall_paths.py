@@ -175,3 +175,26 @@ def test_indexed_terms_are_the_tokens_of_the_indexed_text(store_location: str) -
                 label=row.label,
             )
             assert stored[int(row.pk)] == (tuple(tokenize(text)), row.created_at)
+
+
+def test_neighbours_lend_only_within_their_conversation(memory: MemoryCoordinator) -> None:
+    """Two memories stored one after the other lend each other relevance when they were
+    told in one conversation, not when each names another (issue 42)."""
+    for conversation in ("standup", "retro"):
+        memory.for_namespace(conversation).store_many(
+            [
+                {"content": "The backup runs every night at two.", "conversation": "a"},
+                {
+                    "content": "How to release: run the tests, then tag the build.",
+                    "conversation": "a" if conversation == "standup" else "b",
+                },
+            ]
+        )
+    lifted = {
+        name: {r.content[:6]: r.score for r in memory.for_namespace(name).recall(
+            "when does the backup run", layers=["semantic", "procedural"], min_score=0.001
+        )}
+        for name in ("standup", "retro")
+    }  # fmt: skip
+    # It shares "run" with the question either way; only its own conversation lends more.
+    assert lifted["standup"]["How to"] > lifted["retro"]["How to"] > 0

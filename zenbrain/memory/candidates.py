@@ -24,6 +24,7 @@ from zenbrain.ranking import (
 )
 from zenbrain.storage.dialect import JsonScalar
 from zenbrain.storage.indexes import ScopeStatistics
+from zenbrain.storage.reads import conversations_of
 from zenbrain.storage.records import row_indexed_text
 from zenbrain.text import content_tokens
 from zenbrain.types import SEARCHED_LAYERS, RecallResult
@@ -138,6 +139,7 @@ class Search:
             candidates += self._indexed_candidates(conn, keys)
         candidates += self._row_candidates(conn, core_rows)
         candidates += self._slot_candidates(conn, slots, now)
+        self._name_conversations(conn, candidates)
         ranked = rank_candidates(
             candidates,
             semantic=self.query_vector is not None,
@@ -216,6 +218,18 @@ class Search:
         if allowed is not None:
             keys = [pk for pk in keys if pk in allowed]
         return keys, cosines
+
+    def _name_conversations(self, conn: Connection, candidates: Sequence[Candidate]) -> None:
+        """Each candidate stored right beside another candidate names its conversation, so
+        that the neighbours step lends only within one (read for these few, at most the
+        pool: the index holds no conversations)."""
+        keys = {c.key for c in candidates if isinstance(c.key, int)}
+        beside = [c for c in candidates if isinstance(c.key, int) and keys & {c.key - 1, c.key + 1}]
+        unread = [int(c.key) for c in beside if c.key not in self.rows]
+        named = conversations_of(conn, self.repo.namespace, unread)
+        for c in beside:
+            row = self.rows.get(c.key)
+            c.conversation = row.conversation if row is not None else named.get(int(c.key))
 
     def _indexed_candidates(
         self, conn: Connection, keys: Mapping[str, tuple[list[int], dict[int, float]]]
