@@ -147,3 +147,19 @@ def test_forget_core_and_procedure(memory: MemoryCoordinator) -> None:
     assert memory.forget(proc, "procedural").forgotten
     assert memory.core_blocks() == []
     assert memory.health().procedural["count"] == 0
+
+
+def test_the_preview_is_the_plan_forget_carries_out(memory: MemoryCoordinator) -> None:
+    """forget_preview and forget read one plan: what the preview lists is what goes."""
+    from zenbrain import inspection
+
+    episode = memory.store(EPISODE)
+    memory.store(EPISODE, layer="semantic")  # a stand-alone copy: reported, kept
+    memory.consolidate()
+    before = {r.id for r in memory.find()}
+    preview = inspection.forget_preview(memory, episode, "episodic")
+    assert preview.also_forgotten and preview.duplicates
+    assert {r.id for r in memory.find()} == before  # the preview deleted nothing
+    assert memory.forget(episode, "episodic") == preview
+    gone = {episode, *(item["id"] for item in preview.also_forgotten)}
+    assert {r.id for r in memory.find()} == before - gone

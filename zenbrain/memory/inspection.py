@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from zenbrain import _validation as check
 from zenbrain.layers.episodic import CONSOLIDATION_BATCH, CONSOLIDATION_WEIGHT
+from zenbrain.memory import forget
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.storage.timestamps import from_db
-from zenbrain.types import FORGETTABLE_LAYERS, ForgetResult
+from zenbrain.types import ForgetResult
 
 __all__ = [
     "consolidation_links_of",
@@ -68,37 +68,5 @@ def provenance(scope: MemoryScope, memory_id: str) -> dict[str, Any] | None:
 
 def forget_preview(scope: MemoryScope, memory_id: str, layer: str) -> ForgetResult:
     """What :meth:`~zenbrain.MemoryCoordinator.forget` would delete, without deleting:
-    ``forgotten`` says whether the memory exists."""
-    layer = check.check_layer(layer, FORGETTABLE_LAYERS, aliases=True)
-    if not isinstance(memory_id, str) or not memory_id:
-        return ForgetResult(forgotten=False)
-    with scope.lock:
-        if layer == "working":
-            present = any(slot.id == memory_id for slot in scope.working.slots())
-            return ForgetResult(forgotten=present)
-        repo = scope.repo
-        with repo.read() as conn:
-            target = repo.row(conn, memory_id, layer)
-            if target is None:
-                return ForgetResult(forgotten=False)
-            linked: list[Any] = []
-            if layer in ("episodic", "semantic"):
-                other = "semantic" if layer == "episodic" else "episodic"
-                ids = repo.linked_ids(conn, memory_id, of_episode=layer == "episodic")
-                linked = [row for i in ids if (row := repo.row(conn, i, other))]
-            doomed = [target, *linked]
-            doomed_ids = {str(row.id) for row in doomed}
-            contents = {str(row.content) for row in doomed}
-            duplicates = repo.same_content(conn, contents, list(doomed_ids))
-        copies = [
-            slot
-            for slot in scope.working.slots()
-            if slot.source_id in doomed_ids or slot.content in contents
-        ]
-    also = [{"id": str(row.id), "layer": str(row.layer)} for row in linked]
-    also += [{"id": slot.id, "layer": "working"} for slot in copies]
-    return ForgetResult(
-        forgotten=True,
-        also_forgotten=also,
-        duplicates=[{"id": str(r.id), "layer": str(r.layer)} for r in duplicates],
-    )
+    ``forgotten`` says whether the memory exists (the plan forget itself carries out)."""
+    return forget.preview(scope, memory_id, layer)
