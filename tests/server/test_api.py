@@ -240,3 +240,21 @@ def test_zenbrain_serve_opens_the_inspector_on_an_existing_store(tmp_path: Path)
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_an_in_memory_store_answers_concurrent_requests() -> None:
+    """A server over ":memory:" shares one connection between its threads: the key check
+    (no coordinator lock) and the routes take it one transaction at a time, not 500."""
+    import concurrent.futures
+
+    from zenbrain.server import create_app
+    from zenbrain.testing.server import running_server
+
+    with running_server(create_app(":memory:")) as url, httpx.Client(base_url=url) as http:
+
+        def call(i: int) -> int:
+            return http.get("/v1/namespaces" if i % 2 else "/v1/whoami").status_code
+
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            codes = list(pool.map(call, range(120)))
+    assert set(codes) == {200}

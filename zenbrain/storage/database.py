@@ -5,8 +5,10 @@ errors into :class:`~zenbrain.errors.StorageError` with a message that says what
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -125,6 +127,11 @@ class Database:
         self.url = url
         self.path = path
         self._key = key
+        # An in-memory store is one connection shared by every thread: one transaction at a
+        # time (two threads' BEGINs on it would collide), whoever calls (a namespace view,
+        # the server's key check).
+        in_memory = path is None and url.startswith("sqlite")
+        self._one_at_a_time = threading.RLock() if in_memory else contextlib.nullcontext()
         if key is not None and (path is None or not url.startswith("sqlite")):
             raise InvalidInputError(
                 "a key (key=, ZENBRAIN_KEY or ZENBRAIN_KEY_FILE) encrypts SQLite files only, "
@@ -222,7 +229,11 @@ class Database:
     def write(self) -> Iterator[Connection]:
         """One write transaction (BEGIN IMMEDIATE on SQLite); commits on success."""
         try:
-            with self.engine.connect().execution_options(zenbrain_write=True) as conn, conn.begin():
+            with (
+                self._one_at_a_time,
+                self.engine.connect().execution_options(zenbrain_write=True) as conn,
+                conn.begin(),
+            ):
                 yield conn
         except _driver_errors() as exc:
             raise storage_error(exc, "writing to", self.where) from exc
@@ -231,7 +242,7 @@ class Database:
     def read(self) -> Iterator[Connection]:
         """One read transaction (a consistent snapshot)."""
         try:
-            with self.engine.connect() as conn, conn.begin():
+            with self._one_at_a_time, self.engine.connect() as conn, conn.begin():
                 yield conn
         except _driver_errors() as exc:
             raise storage_error(exc, "reading", self.where) from exc
