@@ -43,3 +43,31 @@ def test_ranking_lends_only_within_a_named_conversation() -> None:
     assert scores("ops", "ops")[2] > 0.3
     assert scores("ops", "release")[2] == pytest.approx(0.3)
     assert scores("ops", None)[2] == pytest.approx(0.3)
+
+
+@pytest.mark.parametrize(("release_told_in", "lent"), [("release", False), ("ops", True)])
+def test_a_fact_from_another_conversation_lends_the_next_one_nothing(
+    release_told_in: str, lent: bool
+) -> None:
+    """Issue 42: in a store of separate facts, "How to release: ..." scored 0.566 for "when
+    does the backup run", 0.286 of it lent by the backup fact stored right before it. Told
+    in another conversation, it keeps its own score; told in the same one, it is lent."""
+    from zenbrain import MemoryCoordinator
+
+    now = [T0]
+    with MemoryCoordinator(":memory:", clock=lambda: now[0]) as memory:
+        for content, conversation in (
+            ("The nightly backup runs at 2am and keeps 30 days of snapshots.", "ops"),
+            ("How to release: 1. run the tests 2. tag the version 3. push the tag.", None),
+        ):
+            memory.store(content, conversation=conversation or release_told_in)
+            now[0] += timedelta(seconds=20)
+        (release,) = [
+            r
+            for r in memory.recall("when does the backup run", explain=True)
+            if r.content.startswith("How to release")
+        ]
+    assert release.explanation is not None and release.explanation.lexical is not None
+    assert ((release.explanation.neighbours or 0.0) > 0.1) is lent
+    if not lent:
+        assert release.score == pytest.approx(release.explanation.lexical)
