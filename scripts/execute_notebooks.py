@@ -16,6 +16,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbclient import NotebookClient
@@ -38,6 +39,23 @@ def kernel_home(root: Path) -> None:
     (spec_dir / "kernel.json").write_text(json.dumps(spec))
 
 
+def coalesced(outputs: list[Any]) -> list[Any]:
+    """Consecutive text printed to one stream as one output, as a notebook shows it: the
+    kernel cuts a cell's printing into messages by timing, which differs run to run."""
+    merged: list[Any] = []
+    for output in outputs:
+        last = merged[-1] if merged else None
+        if (
+            last is not None
+            and output.output_type == last.output_type == "stream"
+            and output.name == last.name
+        ):
+            last.text += output.text
+        else:
+            merged.append(output)
+    return merged
+
+
 def execute(notebook: Path, destination: Path | None = None) -> None:
     """Run ``notebook`` top to bottom and write it with its outputs to ``destination``
     (default: over itself). The notebook's own metadata is kept as committed: the kernel
@@ -55,6 +73,8 @@ def execute(notebook: Path, destination: Path | None = None) -> None:
     document.metadata = metadata
     for cell in document.cells:
         cell.metadata.pop("execution", None)  # timestamps: noise in every diff
+        if cell.cell_type == "code":
+            cell.outputs = coalesced(cell.outputs)
     nbformat.write(document, destination or notebook)
 
 
