@@ -92,7 +92,7 @@ async def test_flushed_messages_are_stored_and_recalled_inside_memory(
     for found, message in zip(stored, archived, strict=True):
         assert found.layer == ("semantic" if message.role == MessageRole.USER else "episodic")
         assert found.metadata["role"] == message.role.value
-        assert found.metadata["session_id"] == "chat-1"
+        assert found.metadata["session_id"] == "chat-1" == found.conversation
 
     messages = await memory.aget()
     system = _system_text(messages)

@@ -243,6 +243,7 @@ async def test_user_turns_flow_into_long_term_memory(memory: MemoryCoordinator) 
     found = memory.recall("lapsang souchong tea", min_score=0.01)
     assert [result.content for result in found] == ["My favourite tea is smoky lapsang souchong."]
     assert found[0].metadata.get("role") == "user"
+    assert found[0].conversation == "prefs"  # the session it was said in
     # Only the user's words: the assistant's reply is history, not a memory.
     assert memory.recall("Noted", min_score=0.01) == []
 

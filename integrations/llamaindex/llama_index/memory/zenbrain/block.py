@@ -275,6 +275,7 @@ class ZenBrainMemoryBlock(BaseMemoryBlock[str]):
                     # not the user's fact or procedure, whatever its shape.
                     "layer": "auto" if role == "user" else "episodic",
                     "context": self.context,
+                    "conversation": session_id,  # the chat store key it was told under
                     "source": SOURCE,
                     "metadata": metadata,
                 }
