@@ -188,14 +188,21 @@ class ZenbrainRetriever:
 
     ``clock``: the coordinator's clock, set by :meth:`index` to :data:`ASKED_AFTER` after
     the last turn (the questions are asked then, and "last week" means the week before),
-    when given; else the machine's clock."""
+    when given; else the machine's clock. ``conversations``: each turn names its session
+    as its conversation (``"session-<n>"``), as an adapter names its thread."""
 
     def __init__(
-        self, coordinator: Any, *, routed: bool = False, clock: list[datetime] | None = None
+        self,
+        coordinator: Any,
+        *,
+        routed: bool = False,
+        clock: list[datetime] | None = None,
+        conversations: bool = True,
     ) -> None:
         self._coordinator = coordinator
         self._routed = routed
         self._clock = clock
+        self._conversations = conversations
 
     def index(self, turns: Sequence[Turn]) -> None:
         if self._clock is not None and turns:
@@ -210,6 +217,7 @@ class ZenbrainRetriever:
                     **layer,
                     "created_at": turn.session_datetime,
                     "metadata": {"dia_id": turn.dia_id},
+                    **({"conversation": f"session-{turn.session}"} if self._conversations else {}),
                 }
                 for turn in turns
             ]
@@ -271,7 +279,12 @@ def _coordinator_class(needs_embedder: bool) -> Any:
 
 
 def _zenbrain_system(
-    name: str, embedder: CachedEmbedder | None, *, routed: bool = False, clock: str = "wall"
+    name: str,
+    embedder: CachedEmbedder | None,
+    *,
+    routed: bool = False,
+    clock: str = "wall",
+    conversations: bool = True,
 ) -> System:
     coordinator_class = _coordinator_class(needs_embedder=embedder is not None)
     # One real SQLite file per run; every conversation is its own namespace in it.
@@ -286,7 +299,12 @@ def _zenbrain_system(
         if clock == "question":
             held = [datetime.now(UTC)]
             options["clock"] = lambda: held[0]
-        return ZenbrainRetriever(coordinator_class(db_path, **options), routed=routed, clock=held)
+        return ZenbrainRetriever(
+            coordinator_class(db_path, **options),
+            routed=routed,
+            clock=held,
+            conversations=conversations,
+        )
 
     return System(name, open_retriever, embedder=embedder, cleanup=workdir.cleanup)
 
@@ -303,17 +321,24 @@ SYSTEM_NAMES: tuple[str, ...] = (
 
 
 def make_system(
-    name: str, embedder: Callable[[], CachedEmbedder], *, clock: str = "wall"
+    name: str,
+    embedder: Callable[[], CachedEmbedder],
+    *,
+    clock: str = "wall",
+    conversations: bool = True,
 ) -> System:
     """Build system ``name``; ``embedder`` is called only by systems that embed, so a run
     of lexical systems never loads a model. ``clock``: ``"wall"`` (zenbrain recalls at the
     machine's time) or ``"question"`` (at the time the questions are asked: a day after
-    the conversation's last turn). Raises :class:`SystemUnavailableError` when the system
+    the conversation's last turn). ``conversations``: zenbrain stores each turn with its
+    session as its conversation. Raises :class:`SystemUnavailableError` when the system
     cannot run here."""
 
     def zenbrain(system: str, embeds: bool, routed: bool = False) -> System:
         model = embedder() if embeds else None
-        return _zenbrain_system(system, model, routed=routed, clock=clock)
+        return _zenbrain_system(
+            system, model, routed=routed, clock=clock, conversations=conversations
+        )
 
     builders: Mapping[str, Callable[[], System]] = {
         "bm25": lambda: System("bm25", lambda _ns: BM25Retriever()),

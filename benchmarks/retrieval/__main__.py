@@ -33,6 +33,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="zenbrain recalls at the machine's time, or a day after each conversation's "
         "last turn (when its questions are asked)",
     )
+    parser.add_argument(
+        "--no-conversations",
+        action="store_true",
+        help="store zenbrain's turns without naming their session as their conversation",
+    )
     cli.add_embedding_cache()
     args = cli.parse(argv)
     if args.max_questions is not None and args.max_questions <= 0:
@@ -53,6 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             progress=sys.stderr,
             sampled=sampled,
             clock=args.clock,
+            conversations=not args.no_conversations,
         )
     except ZenbrainError as exc:
         return cli.fail(exc)
@@ -63,6 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parts += ["--max-questions", str(args.max_questions)]
     if args.clock != "wall":
         parts += ["--clock", args.clock]
+    if args.no_conversations:
+        parts.append("--no-conversations")
     text = markdown(run, cli.command(*parts, "--write-docs"))
     print(text)
     cli.write_docs(args, text, SECTION_HEADING)

@@ -157,10 +157,12 @@ def run_retrieval(
     progress: TextIO | None = None,
     sampled: Mapping[str, tuple[int, int]] | None = None,
     clock: str = "wall",
+    conversations: bool = True,
 ) -> RetrievalRun:
     """Every system on every dataset; a system that cannot run is reported as skipped.
     ``clock``: zenbrain recalls at the machine's time (``"wall"``) or a day after each
-    conversation's last turn (``"question"``, :func:`~benchmarks.locomo.systems.make_system`)."""
+    conversation's last turn (``"question"``, :func:`~benchmarks.locomo.systems.make_system`).
+    ``conversations``: zenbrain stores every turn with its session as its conversation."""
     known = (*SYSTEM_NAMES, *SESSION_SYSTEMS)
     unknown = [s for s in systems if s not in known]
     if unknown or not systems:
@@ -182,7 +184,12 @@ def run_retrieval(
             if name in SESSION_SYSTEMS:
                 system = session_system(name)
             else:
-                system = make_system(name, embedder, clock=clock)  # type: ignore[arg-type]
+                system = make_system(
+                    name,
+                    embedder,  # type: ignore[arg-type]
+                    clock=clock,
+                    conversations=conversations,
+                )
         except SystemUnavailableError as exc:
             for dataset in datasets:
                 run.results[(name, dataset.name)] = DatasetResult(

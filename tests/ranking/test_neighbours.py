@@ -17,16 +17,16 @@ def test_named_conversations_decide_who_is_a_neighbour() -> None:
     conversations = {1: "thread-a", 2: "thread-a", 3: "thread-a", 4: None, 5: None}
     lifted = with_neighbours(scored, conversations=conversations)
     assert lifted[1] == pytest.approx(0.2 + NEIGHBOUR_WEIGHT * 0.8 * 0.8)  # same thread
-    # Two days later, still the same thread: a neighbour of 2 (the time gap is not asked).
-    assert lifted[2] == pytest.approx(0.2 + NEIGHBOUR_WEIGHT * 0.2 * 0.8)
-    # 4 names none: not a turn of thread-a; it and 5 (none either, stored together) are.
+    # 3 is of thread-a but two days after 2 (the gap holds within a thread too), and 4
+    # names none: 3 is nobody's neighbour. 4 and 5 name none and were stored together.
+    assert lifted[2] == 0.2
     assert lifted[3] == lifted[4] == pytest.approx(0.2 + NEIGHBOUR_WEIGHT * 0.2 * 0.8)
     other = with_neighbours(scored[:2], conversations={1: "thread-a", 2: "thread-b"})
     assert other == [0.8, 0.2]  # stored one after the other, but two threads
     # Without conversations the time gap decides, as before.
     far = [(0.8, 1, T0), (0.2, 2, T0 + CONVERSATION_GAP + timedelta(seconds=1))]
     assert with_neighbours(far) == [0.8, 0.2]
-    assert with_neighbours(far, conversations={1: "a", 2: "a"})[1] > 0.2
+    assert with_neighbours(far, conversations={1: "a", 2: "a"}) == [0.8, 0.2]
 
 
 def test_ranking_lends_only_within_a_named_conversation() -> None:

@@ -33,11 +33,15 @@ def with_neighbours(
     score, on the share of the scale it has not yet reached (``s + weight * n * (1 - s)``),
     which keeps every score within 0..1 and never lowers one.
 
-    Which memories are turns of one conversation: two that both name their conversation
-    (``conversations``, by key; a session, a thread) when it is the same one, however far
-    apart in time; two that name none when they were stored no more than ``gap`` apart; one
-    that names a conversation and one that names none never. Memories stored far apart in
-    time, or with other memories stored between them, lend each other nothing."""
+    Which memories are turns of one conversation: two stored no more than ``gap`` apart
+    that name the same conversation (``conversations``, by key: a session, a thread) or
+    both name none. One that names a conversation and one that names none, or two that name
+    different ones, never are, however close in time: in a store of separate facts told
+    in separate conversations, a fact does not lift the one stored after it. Memories
+    stored far apart in time, or with other memories stored between them, lend each other
+    nothing (within one conversation too: keeping the gap there loses no question on any
+    public set, and dropping it loses two of REALTALK's 696; docs/benchmarks.md, "Recall on
+    long conversations")."""
     by_key = {key: (score, created) for score, key, created in scored}
     out = []
     for score, key, created in scored:
@@ -48,11 +52,7 @@ def with_neighbours(
             if found is None:
                 continue
             theirs = conversations.get(other) if conversations is not None else None
-            if own is None and theirs is None:
-                together = abs(found[1] - created) <= gap
-            else:
-                together = own == theirs
-            if together:
+            if own == theirs and abs(found[1] - created) <= gap:
                 best = max(best, found[0])
         out.append(score + weight * best * (1.0 - score) if best > 0 else score)
     return out
