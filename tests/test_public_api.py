@@ -468,7 +468,7 @@ SERVER_PENDING = {
     # Being rewritten for issue 40: explain, provenance and the dry-run forget through
     # zenbrain.inspection; export through the core's exchange; a backup's kind from
     # memory.location.
-    "routes_transfer.py": {"memory._find_pages", "memory.database"},
+    "routes_transfer.py": {"memory.database"},
 }
 """Server modules that still reach past the coordinator's public attributes (and only
 these attributes); an entry goes when its module stops."""

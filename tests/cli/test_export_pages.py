@@ -16,8 +16,8 @@ from sqlalchemy import event
 
 from zenbrain import MemoryCoordinator
 from zenbrain.cli import _transfer
-from zenbrain.cli._transfer import _exported
 from zenbrain.errors import InvalidInputError
+from zenbrain.exchange import export_rows
 from zenbrain.memory.find import find_pages
 
 
@@ -57,7 +57,7 @@ def test_export_lists_what_find_lists_in_its_order(
 ) -> None:
     _fill(memory)
     monkeypatch.setattr(_transfer, "_PAGE", page)
-    exported = [result.id for result in _exported(memory, layers, where)]
+    exported = [row["id"] for row in export_rows(memory, layers, where)]
     assert exported == [result.id for result in memory.find(where or None, layers=layers)]
     assert len(exported) == len(set(exported)) > 0
 
@@ -127,8 +127,8 @@ def _steps_per_exported_memory(
 @pytest.mark.parametrize(
     "export",
     [
-        pytest.param(lambda memory: list(_exported(memory, None, {})), id="all"),
-        pytest.param(lambda memory: list(_exported(memory, None, {"kind": "log"})), id="where"),
+        pytest.param(lambda memory: list(export_rows(memory, None, {})), id="all"),
+        pytest.param(lambda memory: list(export_rows(memory, None, {"kind": "log"})), id="where"),
     ],
 )
 def test_the_work_per_exported_memory_does_not_grow_with_the_store(

@@ -28,7 +28,7 @@ from sqlalchemy import text
 from tests.cost.chat import chat_turns
 from tests.cost.counting import Work, WorkMeter, counting_held_indexes
 from zenbrain import MemoryCoordinator
-from zenbrain.cli._transfer import _exported, export_row
+from zenbrain.exchange import export_rows
 from zenbrain.memory.validity import _MAX_CHAIN
 from zenbrain.ranking import CANDIDATE_POSTINGS
 from zenbrain.storage.postgres.hnsw import HNSW_EF_CONSTRUCTION, HNSW_M
@@ -188,7 +188,7 @@ def _measure(
     report, work = meter.call(memory.consolidate)
     calls["consolidate"] = Measured(work, report.promoted)
     # As ``zenbrain export`` reads the store: pages of find().
-    exported, work = meter.call(lambda: [export_row(r) for r in _exported(memory, None, {})])
+    exported, work = meter.call(lambda: list(export_rows(memory, None, {})))
     calls["export"] = Measured(work, len(exported))
     # A forget drops what the process holds in memory of the namespace (its postings,
     # its vectors on SQLite): the next search pays for loading them again.

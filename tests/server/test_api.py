@@ -87,8 +87,11 @@ def test_edit_replaces_the_text_and_replace_by_match(client: httpx.Client) -> No
         f"/v1/memories/{old['id']}", json={"content": "The boiler was serviced in March."}
     )
     assert new.status_code == 200
-    assert client.get(f"/v1/memories/{old['id']}").status_code == 404
+    # A new version (update()): the old one stays readable, closed, in the history.
+    assert client.get(f"/v1/memories/{old['id']}").json()["superseded_by"] == new.json()["id"]
     assert client.get(f"/v1/memories/{new.json()['id']}").json()["content"].endswith("March.")
+    history = client.get(f"/v1/memories/{new.json()['id']}/history").json()
+    assert [m["id"] for m in history] == [old["id"], new.json()["id"]]
     client.post("/v1/replace", json={"match": {"slot": "lunch"}, "content": "Lunch at noon."})
     client.post("/v1/replace", json={"match": {"slot": "lunch"}, "content": "Lunch at one."})
     found = client.post("/v1/find", json={"metadata": {"slot": "lunch"}}).json()

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from tests.server.conftest import Served
+from zenbrain.exchange import _rows as row_format
 from zenbrain.memory import find
-from zenbrain.server import routes_transfer
 
 
 @pytest.mark.parametrize("page", [2, 500])
@@ -30,7 +30,7 @@ def test_export_streams_find_order_a_page_at_a_time(
     )
     memory.set_core_block("persona", "Terse.")
     memory.store("make tea", steps=["boil", "pour"])
-    monkeypatch.setattr(routes_transfer, "_PAGE", page)
+    monkeypatch.setattr(row_format, "_PAGE", page)
     taken: list[int] = []
     paging = find.find_pages
 

@@ -8,6 +8,8 @@ systems, and Markdown out.
 - :func:`import_file`: mem0, Letta Agent File, MCP memory server and COGX files, the format
   named or detected (:func:`detect_format`).
 - :func:`export_okf`: an Open Knowledge Format folder, one Markdown file per memory.
+- :func:`export_rows` / :func:`read_rows`: memories as JSONL or CSV rows of ``store()``'s
+  fields (new ids on import), which the command line and the HTTP API share.
 
 The guide: ``docs/guide/exchange.md``. Every import checks everything first and writes in
 one transaction (all or nothing); ``dry_run=True`` reports what would be stored.
@@ -20,13 +22,19 @@ from typing import TYPE_CHECKING, Any
 
 __all__ = [
     "IMPORT_FORMATS",
+    "ROW_FIELDS",
     "ExportReport",
     "ImportReport",
     "detect_format",
     "export_archive",
     "export_okf",
+    "export_row",
+    "export_rows",
     "import_archive",
     "import_file",
+    "read_rows",
+    "split_import",
+    "write_csv",
 ]
 
 #: The formats :func:`import_file` reads.
@@ -42,6 +50,12 @@ _MODULE_OF = {
     "detect_format": "_importers",
     "import_file": "_importers",
     "export_okf": "_okf",
+    "ROW_FIELDS": "_rows",
+    "export_row": "_rows",
+    "export_rows": "_rows",
+    "read_rows": "_rows",
+    "split_import": "_rows",
+    "write_csv": "_rows",
 }
 
 if TYPE_CHECKING:
@@ -49,6 +63,14 @@ if TYPE_CHECKING:
     from zenbrain.exchange._archive_import import ImportReport, import_archive
     from zenbrain.exchange._importers import detect_format, import_file
     from zenbrain.exchange._okf import export_okf
+    from zenbrain.exchange._rows import (
+        ROW_FIELDS,
+        export_row,
+        export_rows,
+        read_rows,
+        split_import,
+        write_csv,
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -8,7 +8,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Path, Query, Request
 
 from zenbrain import inspection
-from zenbrain.cli._transfer import export_row
 from zenbrain.operations import RecallQuery, StoreItem
 from zenbrain.server._bodies import batch_items, body_schema, split_off
 from zenbrain.server.access import Memory, check_subtree_allowed
@@ -127,22 +126,15 @@ async def provenance(memory_id: MemoryId, memory: Memory) -> ProvenanceModel:
 @router.put("/memories/{memory_id}", response_model=IdResponse)
 async def edit(memory_id: MemoryId, body: EditRequest, memory: Memory) -> IdResponse:
     """Correct a memory's text: a core block is set again under its label; any other memory
-    is stored anew (same layer, context, metadata and time) and the old one forgotten, with
-    its cascade. Returns the id that now holds the text."""
+    gets a new version (``update()``: same layer, context, conversation and metadata; the old
+    version stays readable as its history). Returns the id that now holds the text."""
     found = await memory.aget(memory_id)
     if found is None:
         raise _not_found(memory_id, memory.namespace)
-    arguments = {k: v for k, v in export_row(found).items() if v is not None}
     if found.layer == "core":
-        block = await memory.aset_core_block(str(arguments["label"]), body.content)
+        block = await memory.aset_core_block(str(found.label), body.content)
         return IdResponse(id=block.id)
-    for key in ("id", "label"):
-        arguments.pop(key, None)
-    arguments["content"] = body.content
-    new_id = await memory.astore(**arguments)
-    if new_id != memory_id:
-        await memory.aforget(memory_id, found.layer)
-    return IdResponse(id=new_id)
+    return IdResponse(id=await memory.aupdate(memory_id, body.content))
 
 
 @router.post("/memories/{memory_id}/update", response_model=IdResponse, openapi_extra=_STORE_BODY)

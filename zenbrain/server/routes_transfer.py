@@ -16,10 +16,18 @@ from fastapi import APIRouter, Query, Request
 from starlette.background import BackgroundTask
 from starlette.responses import FileResponse, Response, StreamingResponse
 
-from zenbrain.cli._transfer import export_row, read_rows, split_import
-from zenbrain.coordinator import MemoryCoordinator
+from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError
-from zenbrain.exchange import IMPORT_FORMATS, detect_format, export_archive, export_okf, import_file
+from zenbrain.exchange import (
+    IMPORT_FORMATS,
+    detect_format,
+    export_archive,
+    export_okf,
+    export_rows,
+    import_file,
+    read_rows,
+    split_import,
+)
 from zenbrain.server.access import Caller, Memory
 from zenbrain.server.models import ImportResponse
 from zenbrain.server.problems import AccessDenied, SafeJSONResponse
@@ -33,17 +41,14 @@ tools_router = APIRouter(tags=["tools"])
 _LONG_TERM = (*SEARCHED_LAYERS, "core")
 _NDJSON = "application/x-ndjson"
 _ZIP = "application/zip"
-_PAGE = 500
 _EXPORT_FORMATS = ("jsonl", "archive", "okf")
 
 
 async def _rows(memory: MemoryCoordinator, layers: list[str] | None) -> AsyncIterator[bytes]:
     # Read by key a page at a time, as `zenbrain export` reads (each page in a worker thread).
-    pages = memory._find_pages(None, layers, _PAGE)
-    while (page := await asyncio.to_thread(next, pages, None)) is not None:
-        for result in page:
-            line = json.dumps(export_row(result), ensure_ascii=False) + "\n"
-            yield line.encode("utf-8")
+    rows = export_rows(memory, layers, None)
+    while (row := await asyncio.to_thread(next, rows, None)) is not None:
+        yield (json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def _zipped(memory: MemoryCoordinator, fmt: str, embeddings: bool) -> bytes:
