@@ -18,13 +18,13 @@ import io
 import json
 import os
 import tarfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from zenbrain.errors import InvalidInputError
 from zenbrain.exchange._build import Builder, foreign_time
 from zenbrain.exchange._container import check_expanded
+from zenbrain.exchange._fields import json_objects
 
 __all__ = ["COGX_FILES", "is_cogx", "read_cogx"]
 
@@ -84,20 +84,6 @@ def is_cogx(path: Path) -> bool:
     return path.name.endswith((".cogx.tar.gz", ".cogx.tgz"))
 
 
-def _records(text: str, name: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{name} line {number}"
-        try:
-            value = json.loads(line)
-        except ValueError as exc:
-            raise InvalidInputError(f"{where}: not JSON ({exc})") from exc
-        if not isinstance(value, dict):
-            raise InvalidInputError(f"{where}: expected an object, got {type(value).__name__}")
-        yield where, value
-
-
 def _metadata(record: dict[str, Any], where: str, **extra: Any) -> dict[str, Any]:
     metadata = record.get("metadata") or {}
     if not isinstance(metadata, dict):
@@ -143,7 +129,9 @@ def read_cogx(path: Path | bytes, builder: Builder) -> None:
             f"manifest.json: field 'cogx_version': expected 0.x (COGX 0.1), got {version!r}"
         )
     names: dict[str, str] = {}  # entity external_id -> name
-    for where, record in _records(files.get("memory_blocks.jsonl", ""), "memory_blocks.jsonl"):
+    for where, record in json_objects(
+        files.get("memory_blocks.jsonl", "").splitlines(), "memory_blocks.jsonl"
+    ):
         value = record.get("value")
         if isinstance(value, str) and not value.strip():
             builder.skip("empty memory blocks")
@@ -151,7 +139,9 @@ def read_cogx(path: Path | bytes, builder: Builder) -> None:
         metadata = _metadata(record, where, cogx_limit=record.get("limit"))
         builder.memory(where, "core", value, label=record.get("label"), metadata=metadata,
                        entities=False, **_times(record, where))  # fmt: skip
-    for where, record in _records(files.get("entities.jsonl", ""), "entities.jsonl"):
+    for where, record in json_objects(
+        files.get("entities.jsonl", "").splitlines(), "entities.jsonl"
+    ):
         name = _text(record, where, "name")
         names[str(record.get("external_id") or name)] = name
         builder.entity(name)
@@ -164,7 +154,7 @@ def read_cogx(path: Path | bytes, builder: Builder) -> None:
                 metadata=_metadata(record, where, **extra), **_times(record, where),
             )  # fmt: skip
             builder.mention(name, memory_id)
-    for where, record in _records(files.get("facts.jsonl", ""), "facts.jsonl"):
+    for where, record in json_objects(files.get("facts.jsonl", "").splitlines(), "facts.jsonl"):
         subject = names.get(_text(record, where, "subject_ref"), record["subject_ref"])
         target = names.get(_text(record, where, "object_ref"), record["object_ref"])
         predicate = _text(record, where, "predicate")
@@ -190,14 +180,16 @@ def read_cogx(path: Path | bytes, builder: Builder) -> None:
         builder.mention(subject, memory_id)
         builder.mention(target, memory_id)
     for file in ("memories.jsonl", "documents.jsonl"):
-        for where, record in _records(files.get(file, ""), file):
+        for where, record in json_objects(files.get(file, "").splitlines(), file):
             extra = {"cogx_categories": record.get("categories"), "cogx_title": record.get("title")}
             metadata = _metadata(record, where, **extra)
             content = record.get("content")
             builder.memory(where, "semantic", content, metadata=metadata, **_times(record, where))
-    for where, record in _records(files.get("episodes.jsonl", ""), "episodes.jsonl"):
+    for where, record in json_objects(
+        files.get("episodes.jsonl", "").splitlines(), "episodes.jsonl"
+    ):
         _episode(record, where, builder)
-    for _ in _records(files.get("nodes.jsonl", ""), "nodes.jsonl"):
+    for _ in json_objects(files.get("nodes.jsonl", "").splitlines(), "nodes.jsonl"):
         builder.skip("raw nodes")
 
 

@@ -12,7 +12,7 @@ from typing import IO, Any
 
 from zenbrain.errors import InvalidInputError
 
-__all__ = ["Fields", "json_lines", "parse_time", "time_text"]
+__all__ = ["Fields", "json_lines", "json_objects", "parse_time", "time_text"]
 
 _MISSING = object()
 
@@ -136,14 +136,27 @@ class Fields:
         return None if value is None else Fields(value, f"{self.where}, {name}")
 
 
-def json_lines(stream: IO[str], name: str) -> Iterator[Fields]:
-    """Each non-blank line of ``stream`` (the file ``name``) as :class:`Fields`."""
-    for number, line in enumerate(stream, start=1):
+def _json_values(lines: Iterable[str], name: str) -> Iterator[tuple[str, Any]]:
+    """Each non-blank line (of the file ``name``) read as JSON, with where it stands."""
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         where = f"{name} line {number}"
         try:
-            value = json.loads(line)
+            yield where, json.loads(line)
         except ValueError as exc:
             raise InvalidInputError(f"{where}: not JSON ({exc})") from exc
+
+
+def json_lines(stream: IO[str], name: str) -> Iterator[Fields]:
+    """Each non-blank line of ``stream`` (the file ``name``) as :class:`Fields`."""
+    for where, value in _json_values(stream, name):
         yield Fields(value, where)
+
+
+def json_objects(lines: Iterable[str], name: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each non-blank line (of the file ``name``) as a JSON object, with where it stands."""
+    for where, value in _json_values(lines, name):
+        if not isinstance(value, dict):
+            raise InvalidInputError(f"{where}: expected an object, got {type(value).__name__}")
+        yield where, value

@@ -15,6 +15,7 @@ from typing import Any
 
 from zenbrain.errors import InvalidInputError
 from zenbrain.exchange._build import Builder
+from zenbrain.exchange._fields import json_objects
 
 __all__ = ["looks_like_mcp_memory", "parse_mcp_memory", "read_mcp_memory"]
 
@@ -36,19 +37,7 @@ def parse_mcp_memory(text: str, name: str) -> list[tuple[str, dict[str, Any]]]:
                 for i, item in enumerate(whole.get(kind) or [])
                 if isinstance(item, dict)
             ]
-    records = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{name} line {number}"
-        try:
-            value = json.loads(line)
-        except ValueError as exc:
-            raise InvalidInputError(f"{where}: not JSON ({exc})") from exc
-        if not isinstance(value, dict):
-            raise InvalidInputError(f"{where}: expected an object, got {type(value).__name__}")
-        records.append((where, value))
-    return records
+    return list(json_objects(text.splitlines(), name))
 
 
 def looks_like_mcp_memory(text: str) -> bool:

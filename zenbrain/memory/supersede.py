@@ -61,7 +61,6 @@ __all__ = [
     "RULE_LAYERS",
     "apply",
     "check_explicit",
-    "check_supersedes",
     "check_supersession",
     "history",
     "plan",
@@ -83,20 +82,6 @@ def check_supersession(value: object) -> bool | Resolver:
         "supersession must be True (the deterministic rules), False (off) or a Resolver "
         f"(an object with propose(new, candidates)); got {type(value).__name__}"
     )
-
-
-def check_supersedes(value: object) -> list[str]:
-    """``store(supersedes=...)``: a list of memory ids."""
-    if value is None:
-        return []
-    if isinstance(value, str) or not isinstance(value, Sequence):
-        raise InvalidInputError(f"supersedes must be a list of memory ids, got {value!r:.80}")
-    ids = list(value)
-    if not all(isinstance(i, str) and 0 < len(i) <= 36 for i in ids):
-        raise InvalidInputError(
-            f"supersedes must be a list of memory ids (strings), got {value!r:.80}"
-        )
-    return list(dict.fromkeys(ids))
 
 
 def check_explicit(scope: MemoryScope, conn: Connection, batch: Sequence[NewMemory]) -> None:
