@@ -34,7 +34,7 @@ if TYPE_CHECKING:
         ZenbrainError,
     )
     from zenbrain.operations import RecallQuery, StoreItem
-    from zenbrain.providers.base import EmbeddingProvider, Resolver, Summarizer
+    from zenbrain.providers import EmbeddingProvider, Resolver, Summarizer
     from zenbrain.types import (
         ALL_LAYERS,
         DEFAULT_RECALL_LAYERS,
@@ -66,7 +66,7 @@ _SOURCES = {
         "ZenbrainError",
     ),
     "zenbrain.operations": ("RecallQuery", "StoreItem"),
-    "zenbrain.providers.base": ("EmbeddingProvider", "Resolver", "Summarizer"),
+    "zenbrain.providers._base": ("EmbeddingProvider", "Resolver", "Summarizer"),
     "zenbrain.types": (
         "ALL_LAYERS",
         "DEFAULT_RECALL_LAYERS",

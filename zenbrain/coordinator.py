@@ -36,7 +36,7 @@ from zenbrain.operations import (
     StoreItem,
     StoreOptions,
 )
-from zenbrain.providers.base import EmbeddingProvider, Resolver, Summarizer
+from zenbrain.providers import EmbeddingProvider, Resolver, Summarizer
 from zenbrain.stages import MergeCandidate, Stage
 from zenbrain.stages.cross_context import merge_candidates as list_merge_candidates
 from zenbrain.storage.backup import backup as backup_store

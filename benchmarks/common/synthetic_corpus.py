@@ -267,7 +267,7 @@ def make_corpus(
 
 
 class LookupEmbedder:
-    """An :class:`~zenbrain.providers.base.EmbeddingProvider` that returns precomputed
+    """An :class:`~zenbrain.providers.EmbeddingProvider` that returns precomputed
     vectors, so a benchmark times the store and not the model."""
 
     def __init__(self, table: dict[str, np.ndarray], projection: WordProjection) -> None:

@@ -23,7 +23,7 @@ from benchmarks.locomo.data import load_locomo, normalise_evidence
 from benchmarks.locomo.report import SECTION_HEADING
 from benchmarks.locomo.systems import reciprocal_rank_fusion
 from zenbrain.errors import InvalidInputError
-from zenbrain.providers.hashing import HashingEmbedder
+from zenbrain.providers import HashingEmbedder
 
 KNOWN_HIT = "Which instrument does Alice play in the orchestra?"
 # Shares its only content words with D2:2, while its evidence is the greeting D1:1.

@@ -16,7 +16,7 @@ from benchmarks.retrieval.mixed_stores.harness import Outcome, ZenbrainIndex, hi
 from benchmarks.retrieval.mixed_stores.report import SECTION_HEADING, failures, markdown
 from benchmarks.retrieval.mixed_stores.scenarios import KINDS, load_suite, parse_store
 from zenbrain.errors import InvalidInputError
-from zenbrain.providers.hashing import HashingEmbedder
+from zenbrain.providers import HashingEmbedder
 
 SUITE = load_suite()
 

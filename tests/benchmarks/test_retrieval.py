@@ -23,7 +23,7 @@ from benchmarks.retrieval.metrics import ndcg_at, recall_at
 from benchmarks.retrieval.report import SECTION_HEADING, markdown
 from benchmarks.retrieval.tuning.lexical import LexicalVariant
 from benchmarks.retrieval.tuning.run import run_tuning
-from zenbrain.providers.hashing import HashingEmbedder
+from zenbrain.providers import HashingEmbedder
 
 
 def _message(dia_id: str, speaker: str, text: str, when: str, **extra: Any) -> dict[str, Any]:

@@ -39,7 +39,7 @@ from benchmarks.scale.systems import (
 )
 from benchmarks.scale.targets import check_targets, growth_exponent
 from zenbrain import MemoryCoordinator
-from zenbrain.providers.base import EmbeddingProvider
+from zenbrain.providers import EmbeddingProvider
 from zenbrain.storage.sqlite.vectors import SqliteVectorIndex
 from zenbrain.text import tokenize
 

@@ -9,7 +9,7 @@ import pytest
 
 from zenbrain.errors import InvalidInputError, ProviderError
 from zenbrain.providers import OpenAIChatSummarizer, Summarizer
-from zenbrain.providers.openai_chat import DEFAULT_SUMMARY_PROMPT
+from zenbrain.providers._openai_chat import DEFAULT_SUMMARY_PROMPT
 
 
 def _summarizer(server: Any, **kwargs: Any) -> OpenAIChatSummarizer:

@@ -12,7 +12,7 @@ import pytest
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError, ProviderError
 from zenbrain.providers import OpenAIChatResolver, Resolver
-from zenbrain.providers.openai_resolver import DEFAULT_RESOLVER_PROMPT
+from zenbrain.providers._openai_resolver import DEFAULT_RESOLVER_PROMPT
 
 MAY = datetime(2025, 5, 1, tzinfo=UTC)
 OCTOBER = datetime(2025, 10, 1, tzinfo=UTC)

@@ -184,7 +184,9 @@ def test_backup_downloads_a_store_that_opens(
 def test_every_route_is_in_the_openapi_document(client: httpx.Client) -> None:
     spec = client.get("/v1/openapi.json").json()
     assert spec["openapi"].startswith("3.1")
-    from zenbrain.server import routes_memories, routes_state, routes_transfer
+    from zenbrain.server import _routes_memories as routes_memories
+    from zenbrain.server import _routes_state as routes_state
+    from zenbrain.server import _routes_transfer as routes_transfer
 
     routers = [routes_memories.router, routes_state.router, routes_transfer.router,
                routes_transfer.tools_router]  # fmt: skip
@@ -220,7 +222,7 @@ def test_zenbrain_serve_opens_the_inspector_on_an_existing_store(tmp_path: Path)
 
     with MemoryCoordinator(str(store)) as memory:
         kept = memory.store("Stored before the server started.", layer="semantic")
-    from zenbrain.server.running import listening_socket
+    from zenbrain.server._running import listening_socket
 
     with listening_socket("127.0.0.1", 0) as probe:
         port = probe.getsockname()[1]

@@ -39,11 +39,11 @@ def test_every_coordinator_method_is_there_with_its_parameters() -> None:
     "name",
     [
         "zenbrain.server",
-        "zenbrain.server.app",
-        "zenbrain.server.models",
-        "zenbrain.server.access",
-        "zenbrain.server.problems",
-        "zenbrain.server.running",
+        "zenbrain.server._app",
+        "zenbrain.server._models",
+        "zenbrain.server._access",
+        "zenbrain.server._problems",
+        "zenbrain.server._running",
         "zenbrain._remote_wire",
     ],
 )

@@ -15,7 +15,7 @@ from zenbrain.layers.semantic import DEFAULT_FACT_CONFIDENCE
 from zenbrain.memory import store as store_pipeline
 from zenbrain.memory import supersede
 from zenbrain.memory.scope import MemoryScope
-from zenbrain.providers.base import Summarizer
+from zenbrain.providers import Summarizer
 from zenbrain.storage.records import NewMemory
 from zenbrain.storage.timestamps import from_db
 from zenbrain.types import ConsolidationReport

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from zenbrain.errors import EmbeddingMismatchError, ProviderError
-from zenbrain.providers.base import EmbeddingProvider
+from zenbrain.providers import EmbeddingProvider
 from zenbrain.storage.repository import Repository
 
 __all__ = [

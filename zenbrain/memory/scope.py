@@ -16,7 +16,7 @@ from zenbrain.layers.working import WorkingMemory
 from zenbrain.memory.embedding import Embedding
 from zenbrain.memory.results import to_result
 from zenbrain.memory.views import NamespaceViews
-from zenbrain.providers.base import EmbeddingProvider, Summarizer
+from zenbrain.providers import EmbeddingProvider, Summarizer
 from zenbrain.stages import default_stages
 from zenbrain.stages.base import (
     Stage,

@@ -49,7 +49,7 @@ from zenbrain.layers.supersession import (
 )
 from zenbrain.memory.results import to_result
 from zenbrain.memory.scope import MemoryScope
-from zenbrain.providers.base import Resolver
+from zenbrain.providers import Resolver
 from zenbrain.storage import claims as claim_index
 from zenbrain.storage import validity as storage
 from zenbrain.storage.records import NewMemory

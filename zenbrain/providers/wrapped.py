@@ -1,5 +1,5 @@
 """A base for adapters that turn another framework's embedding model into an
-:class:`~zenbrain.providers.base.EmbeddingProvider` (LangChain, LlamaIndex, ...).
+:class:`~zenbrain.providers.EmbeddingProvider` (LangChain, LlamaIndex, ...).
 
 The adapter names the model (zenbrain records the id in the store), learns the dimension
 from one probe when not told, turns the framework's failures into

@@ -19,7 +19,7 @@ from zenbrain.errors import require
 require("fastapi", "server", "The HTTP server")
 require("uvicorn", "server", "The HTTP server")
 
-from zenbrain.server.app import DEFAULT_MAX_BODY_BYTES, create_app  # noqa: E402
-from zenbrain.server.running import DEFAULT_PORT, is_loopback, serve  # noqa: E402
+from zenbrain.server._app import DEFAULT_MAX_BODY_BYTES, create_app  # noqa: E402
+from zenbrain.server._running import DEFAULT_PORT, is_loopback, serve  # noqa: E402
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "DEFAULT_PORT", "create_app", "is_loopback", "serve"]

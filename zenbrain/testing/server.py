@@ -28,7 +28,7 @@ def running_server(app: Any, *, startup_timeout: float = 20.0) -> Iterator[str]:
     """Serve ``app`` on 127.0.0.1 until the block ends; yields the base URL."""
     import uvicorn
 
-    from zenbrain.server.running import listening_socket
+    from zenbrain.server._running import listening_socket
 
     sock = listening_socket("127.0.0.1", 0)
     port = sock.getsockname()[1]

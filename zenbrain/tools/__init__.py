@@ -39,7 +39,7 @@ per coordinator, so working memory survives between calls of the same user)::
     dispatch(memory, "zenbrain_store", {"content": "..."}, namespace=f"user:{user_id}")
 """
 
-from zenbrain.tools.arguments import (
+from zenbrain.tools._arguments import (
     FORGET_LAYERS,
     RECALL_LAYERS,
     STORE_TYPE_TO_LAYER,
@@ -51,7 +51,7 @@ from zenbrain.tools.arguments import (
     ToolArguments,
     parse_arguments,
 )
-from zenbrain.tools.definitions import (
+from zenbrain.tools._definitions import (
     TOOL_NAMES,
     TOOLS,
     ToolDefinition,
@@ -61,7 +61,7 @@ from zenbrain.tools.definitions import (
     strict_output_schema,
     strict_parameters,
 )
-from zenbrain.tools.dispatch import adispatch, dispatch
+from zenbrain.tools._dispatch import adispatch, dispatch
 
 __all__ = [
     "FORGET_LAYERS",

@@ -14,7 +14,7 @@ from langchain_zenbrain import LangChainEmbeddings, LangChainSummarizer
 
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import EmbeddingMismatchError, InvalidInputError, ProviderError
-from zenbrain.providers.base import EmbeddingProvider, Summarizer
+from zenbrain.providers import EmbeddingProvider, Summarizer
 
 
 class QueryPrefixedEmbedding(DeterministicFakeEmbedding):

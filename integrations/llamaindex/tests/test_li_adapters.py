@@ -13,7 +13,7 @@ from llama_index.memory.zenbrain import LlamaIndexEmbedding, LlamaIndexSummarize
 
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import EmbeddingMismatchError, InvalidInputError, ProviderError
-from zenbrain.providers.base import EmbeddingProvider, Summarizer
+from zenbrain.providers import EmbeddingProvider, Summarizer
 
 
 class LengthEmbedding(MockEmbedding):

@@ -28,9 +28,9 @@ from zenbrain.exchange import (
     read_rows,
     split_import,
 )
-from zenbrain.server.access import Caller, Memory
-from zenbrain.server.models import ImportResponse
-from zenbrain.server.problems import AccessDenied, SafeJSONResponse
+from zenbrain.server._access import Caller, Memory
+from zenbrain.server._models import ImportResponse
+from zenbrain.server._problems import AccessDenied, SafeJSONResponse
 from zenbrain.tools import TOOLS, adispatch
 from zenbrain.types import SEARCHED_LAYERS
 
@@ -217,7 +217,7 @@ def _tool_route(name: str, parameters: dict[str, Any], output: dict[str, Any]) -
         result = await adispatch(memory, name, arguments)
         error = result.get("error") if isinstance(result, dict) else None
         if isinstance(error, dict):
-            from zenbrain.server.problems import problem
+            from zenbrain.server._problems import problem
 
             return problem(422, str(error.get("type")), str(error.get("message")), request.url.path)
         return SafeJSONResponse(result)

@@ -24,8 +24,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import AccessDeniedError, InvalidInputError
+from zenbrain.server._problems import AccessDenied, problem
 from zenbrain.server.keys import ApiKey, active_key_count, verify_token
-from zenbrain.server.problems import AccessDenied, problem
 
 __all__ = [
     "Caller",

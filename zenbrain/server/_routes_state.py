@@ -9,8 +9,8 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Request
 
 from zenbrain import inspection
-from zenbrain.server.access import Caller, Memory
-from zenbrain.server.models import (
+from zenbrain.server._access import Caller, Memory
+from zenbrain.server._models import (
     ClearResponse,
     ConsolidationResponse,
     CoreBlockRequest,
@@ -26,7 +26,7 @@ from zenbrain.server.models import (
     SessionResponse,
     WhoAmI,
 )
-from zenbrain.server.problems import NotFound
+from zenbrain.server._problems import NotFound
 from zenbrain.types import CoreBlock, Health, Interaction, ReviewItem
 
 __all__ = ["router"]

@@ -9,9 +9,9 @@ from fastapi import APIRouter, Body, Path, Query, Request
 
 from zenbrain import inspection
 from zenbrain.operations import RecallQuery, StoreItem
+from zenbrain.server._access import Memory, check_subtree_allowed
 from zenbrain.server._bodies import batch_items, body_schema, split_off
-from zenbrain.server.access import Memory, check_subtree_allowed
-from zenbrain.server.models import (
+from zenbrain.server._models import (
     EditRequest,
     EmbeddedResponse,
     EmbedMissingRequest,
@@ -23,7 +23,7 @@ from zenbrain.server.models import (
     IdsResponse,
     ProvenanceModel,
 )
-from zenbrain.server.problems import NotFound
+from zenbrain.server._problems import NotFound
 from zenbrain.types import RecallResult
 
 __all__ = ["router"]

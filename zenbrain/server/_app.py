@@ -16,10 +16,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from zenbrain import MemoryCoordinator, __version__
 from zenbrain.errors import InvalidInputError
-from zenbrain.server import routes_memories, routes_state, routes_transfer
-from zenbrain.server.access import KeyFirst, ServerState
-from zenbrain.server.models import Problem
-from zenbrain.server.problems import SafeJSONResponse, install_problem_handlers
+from zenbrain.server import _routes_memories as routes_memories
+from zenbrain.server import _routes_state as routes_state
+from zenbrain.server import _routes_transfer as routes_transfer
+from zenbrain.server._access import KeyFirst, ServerState
+from zenbrain.server._models import Problem
+from zenbrain.server._problems import SafeJSONResponse, install_problem_handlers
 from zenbrain.tools import TOOLS
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "create_app"]
@@ -105,7 +107,7 @@ class _BodyLimit:
         )
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, size: int) -> None:
-        from zenbrain.server.problems import problem
+        from zenbrain.server._problems import problem
 
         response = problem(413, "RequestTooLargeError", self._message(size), scope.get("path"))
         await response(scope, receive, send)

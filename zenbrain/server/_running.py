@@ -57,7 +57,7 @@ def serve(
     import uvicorn
 
     from zenbrain import MemoryCoordinator
-    from zenbrain.server.app import DEFAULT_MAX_BODY_BYTES, create_app
+    from zenbrain.server._app import DEFAULT_MAX_BODY_BYTES, create_app
 
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
         raise InvalidInputError(f"port must be 0..65535, got {port!r}")

@@ -8,7 +8,7 @@ from collections.abc import Callable, Generator, Mapping
 from typing import Any
 
 from zenbrain.errors import ZenbrainError
-from zenbrain.tools.arguments import (
+from zenbrain.tools._arguments import (
     STORE_TYPE_TO_LAYER,
     parse_arguments,
     printable,

@@ -16,8 +16,8 @@ import threading
 from collections.abc import Callable, Sequence
 
 from zenbrain.errors import InvalidInputError, ProviderError
+from zenbrain.providers import HashingEmbedder
 from zenbrain.providers._vectors import EmbeddingMatrix, as_text_list
-from zenbrain.providers.hashing import HashingEmbedder
 
 __all__ = ["DeterministicEmbedder", "ScriptedSummarizer"]
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zenbrain.errors import InvalidInputError
-from zenbrain.tools.arguments import (
+from zenbrain.tools._arguments import (
     ConsolidateArguments,
     ForgetArguments,
     HealthArguments,
