@@ -202,15 +202,15 @@ WHITE_BOX = {
     "benchmarks/knowledge/updates.py": {
         "zenbrain.memory",
         "zenbrain.memory.validity",
-        "zenbrain.layers.time_expressions",
+        "zenbrain.layers._time_expressions",
     },
     # the ranking's own functions and weights, tuned
     "benchmarks/retrieval/tuning/fusion.py": {"zenbrain.ranking"},
     "benchmarks/retrieval/tuning/lexical.py": {"zenbrain.ranking"},
     # why routing filed an item where it did: the routing rules themselves
     "benchmarks/retrieval/routing_audit.py": {
-        "zenbrain.layers.episodic",
-        "zenbrain.layers.routing",
+        "zenbrain.layers._episodic",
+        "zenbrain.layers._routing",
     },
 }
 """The benchmarks allowed past the public surface, each with exactly these internal
@@ -238,11 +238,11 @@ def test_benchmarks_and_research_use_only_the_public_surface() -> None:
 
 
 def test_the_import_check_sees_a_private_submodule(tmp_path: Path) -> None:
-    """``from zenbrain.layers import routing`` imports a private module through a public
+    """``from zenbrain.layers import _routing`` imports a private module through a public
     package: the check counts it."""
     probe = tmp_path / "probe.py"
-    probe.write_text("from zenbrain.layers import routing, validate_label\n", encoding="utf-8")
-    assert _imported_modules(probe) == {"zenbrain.layers", "zenbrain.layers.routing"}
+    probe.write_text("from zenbrain.layers import _routing, validate_label\n", encoding="utf-8")
+    assert _imported_modules(probe) == {"zenbrain.layers", "zenbrain.layers._routing"}
 
 
 # ------------------------------------------------------------------ exported members
@@ -368,29 +368,7 @@ PUBLIC_PACKAGES = [
     "zenbrain.cli",
     "zenbrain.server",
 ]
-RENAME_PENDING = {
-    "zenbrain.layers": {
-        "claim_rules",
-        "core",
-        "cross_context",
-        "episodic",
-        "procedural",
-        "routing",
-        "semantic",
-        "short_term",
-        "supersession",
-        "time_expressions",
-        "working",
-    },
-    "zenbrain.stages": {
-        "base",
-        "confidence",
-        "cross_context",
-        "memory_graph",
-        "sleep_replay",
-        "temporal",
-    },
-}
+RENAME_PENDING: dict[str, set[str]] = {}
 """Internal modules of the public packages whose names do not yet say so: each is to be
 renamed ``_name`` (httpx's rule: a public package's only public submodules are its public
 modules), and leaves this table then. A new internal module is born private: one with a

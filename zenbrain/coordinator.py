@@ -13,7 +13,7 @@ from typing import Any, Unpack
 
 from zenbrain import _validation as check
 from zenbrain.config import resolve_key, resolve_location
-from zenbrain.layers.working import WorkingMemory
+from zenbrain.layers._working import WorkingMemory
 from zenbrain.memory import backfill, find, forget, health, namespaces, recall, review, sessions
 from zenbrain.memory import consolidate as consolidation
 from zenbrain.memory import core_blocks as core
@@ -38,7 +38,7 @@ from zenbrain.operations import (
 )
 from zenbrain.providers import EmbeddingProvider, Resolver, Summarizer
 from zenbrain.stages import MergeCandidate, Stage
-from zenbrain.stages.cross_context import merge_candidates as list_merge_candidates
+from zenbrain.stages._cross_context import merge_candidates as list_merge_candidates
 from zenbrain.storage.backup import backup as backup_store
 from zenbrain.storage.database import Database
 from zenbrain.storage.postgres.hnsw import AsyncBulkLoad, BulkLoad, abulk_load, bulk_load

@@ -398,7 +398,7 @@ TIME_QUESTIONS = (
 
 
 def run_time_parsing(now: datetime) -> dict[str, Any]:
-    from zenbrain.layers.time_expressions import time_range_in
+    from zenbrain.layers._time_expressions import time_range_in
 
     started = time.perf_counter()
     ours = [time_range_in(q, now) for q in TIME_QUESTIONS * 100]

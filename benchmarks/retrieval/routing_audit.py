@@ -23,9 +23,9 @@ from benchmarks.retrieval.datasets import DATASETS, Dataset, load_dataset
 from benchmarks.runner import Command, comma_list
 from zenbrain import MemoryCoordinator
 from zenbrain.errors import InvalidInputError, ZenbrainError
-from zenbrain.layers import routing
-from zenbrain.layers.episodic import estimate_emotional_weight
-from zenbrain.layers.routing import is_step_like
+from zenbrain.layers import _routing as routing
+from zenbrain.layers._episodic import estimate_emotional_weight
+from zenbrain.layers._routing import is_step_like
 
 __all__ = [
     "LAYERS",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from zenbrain.layers.time_expressions import asks_about_the_past
+from zenbrain.layers._time_expressions import asks_about_the_past
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.layers.cross_context import (
+from zenbrain.layers._cross_context import (
     LINK_THRESHOLD,
     entity_key,
     extract_entities,

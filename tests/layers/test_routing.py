@@ -6,7 +6,7 @@ import pytest
 
 from zenbrain import MemoryCoordinator
 from zenbrain.algorithms.emotional import emotional_weight
-from zenbrain.layers.routing import extract_steps, is_step_like
+from zenbrain.layers._routing import extract_steps, is_step_like
 
 
 def layer_of(memory: MemoryCoordinator, memory_id: str) -> str:

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from zenbrain.layers.semantic import (
+from zenbrain.layers._semantic import (
     after_replay,
     compare_facts,
     first_schedule,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.layers.short_term import worth_remembering
+from zenbrain.layers import worth_remembering
 
 KEEP, DROP = True, False
 

@@ -18,10 +18,10 @@ from benchmarks.common.paths import default_locomo_path
 from zenbrain import _validation as check
 from zenbrain.algorithms import emotional
 from zenbrain.errors import InvalidInputError
-from zenbrain.layers import cross_context as rules
-from zenbrain.layers import routing
-from zenbrain.layers.routing import extract_steps
-from zenbrain.layers.semantic import DEFAULT_FACT_CONFIDENCE
+from zenbrain.layers import _cross_context as rules
+from zenbrain.layers import _routing as routing
+from zenbrain.layers._routing import extract_steps
+from zenbrain.layers._semantic import DEFAULT_FACT_CONFIDENCE
 from zenbrain.memory.store import prepare
 from zenbrain.operations import StoreItem
 from zenbrain.text import STOPWORDS, stem, terms_of_words, tokenize, words

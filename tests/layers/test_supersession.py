@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zenbrain.layers.claim_rules import RULE_BASES
-from zenbrain.layers.supersession import (
+from zenbrain.layers._claim_rules import RULE_BASES
+from zenbrain.layers._supersession import (
     about,
     claim_keys,
     claims,

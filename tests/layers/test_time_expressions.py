@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from zenbrain.layers.time_expressions import time_range_in
+from zenbrain.layers._time_expressions import time_range_in
 
 NOW = datetime(2026, 12, 4, 15, 30, tzinfo=UTC)  # a Friday
 

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from zenbrain.layers.working import MIN_RELEVANCE, WorkingMemory
+from zenbrain.layers._working import MIN_RELEVANCE, WorkingMemory
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

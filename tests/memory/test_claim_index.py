@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from sqlalchemy import event, text
 
 from zenbrain import MemoryCoordinator
-from zenbrain.layers.supersession import claim_keys
+from zenbrain.layers._supersession import claim_keys
 from zenbrain.storage.records import content_hash
 from zenbrain.storage.schema import SCHEMA_VERSION
 

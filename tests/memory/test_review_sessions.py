@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from zenbrain import MemoryCoordinator
-from zenbrain.layers import semantic as review
+from zenbrain.layers import _semantic as review
 
 
 def test_new_facts_get_an_fsrs_schedule_and_fall_due(memory: MemoryCoordinator) -> None:

@@ -83,7 +83,7 @@ def test_a_bad_turn_rejects_the_whole_batch(memory: MemoryCoordinator, turns: ob
 
 
 def test_remember_stores_the_turns_worth_keeping(memory: MemoryCoordinator) -> None:
-    short_term = pytest.importorskip("zenbrain.layers.short_term")
+    short_term = pytest.importorskip("zenbrain.layers._short_term")
     turns = [
         {"role": "user", "content": "hi there"},
         {"role": "user", "content": "I am allergic to peanuts and prefer window seats"},

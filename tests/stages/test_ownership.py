@@ -18,7 +18,7 @@ from zenbrain.stages import (
     drop_stage_rows,
     forget_stage_rows,
 )
-from zenbrain.stages.base import pks_of, upsert
+from zenbrain.stages._base import pks_of, upsert
 from zenbrain.storage.schema import entities, entity_mentions, fact_replays, metadata
 
 ALL_STAGES = [CrossContextStage(), MemoryGraphStage(), SleepReplayStage(), ConfidenceStage()]

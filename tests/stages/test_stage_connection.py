@@ -11,7 +11,7 @@ from sqlalchemy import Column, Integer, MetaData, String, Table, func, insert, s
 
 from zenbrain import MemoryCoordinator, StorageError
 from zenbrain.stages import Stage, StageConnection, StageScope, StoredMemory
-from zenbrain.stages.base import GuardedConnection, upsert
+from zenbrain.stages._base import GuardedConnection, upsert
 from zenbrain.storage.schema import facts, memories
 
 notes = Table(

@@ -290,7 +290,7 @@ def test_memory_ids_are_uuid7_ordered_by_time_and_unique(
 def test_storage_writes_the_review_card_the_store_pipeline_decided(store_location: str) -> None:
     """FSRS policy is the pipeline's (a first card per creation time); storage writes it as
     given, and refuses a fact that arrives without one."""
-    from zenbrain.layers.semantic import first_schedule
+    from zenbrain.layers._semantic import first_schedule
     from zenbrain.memory.store import schedule_facts
     from zenbrain.storage.records import NewMemory
     from zenbrain.storage.repository import Repository

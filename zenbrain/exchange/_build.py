@@ -19,8 +19,8 @@ from zenbrain.errors import InvalidInputError
 from zenbrain.exchange._archive_read import ArchiveContent
 from zenbrain.exchange._fields import parse_time
 from zenbrain.layers import validate_label
-from zenbrain.layers.cross_context import entity_key, extract_entities
-from zenbrain.layers.semantic import DEFAULT_FACT_CONFIDENCE, first_schedule
+from zenbrain.layers._cross_context import entity_key, extract_entities
+from zenbrain.layers._semantic import DEFAULT_FACT_CONFIDENCE, first_schedule
 from zenbrain.storage.records import new_memory_id
 
 __all__ = ["Builder", "foreign_time"]

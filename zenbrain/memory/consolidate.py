@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 
-from zenbrain.layers.episodic import CONSOLIDATION_BATCH, CONSOLIDATION_WEIGHT
-from zenbrain.layers.semantic import DEFAULT_FACT_CONFIDENCE
+from zenbrain.layers._episodic import CONSOLIDATION_BATCH, CONSOLIDATION_WEIGHT
+from zenbrain.layers._semantic import DEFAULT_FACT_CONFIDENCE
 from zenbrain.memory import store as store_pipeline
 from zenbrain.memory import supersede
 from zenbrain.memory.scope import MemoryScope

@@ -4,7 +4,7 @@ own INSERT .. ON CONFLICT (see :meth:`~zenbrain.storage.repository.Repository.up
 from __future__ import annotations
 
 from zenbrain import _validation as check
-from zenbrain.layers.core import validate_label
+from zenbrain.layers import validate_label
 from zenbrain.memory import store as store_pipeline
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.stages import forget_stage_rows

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zenbrain.layers.episodic import CONSOLIDATION_BATCH, CONSOLIDATION_WEIGHT
+from zenbrain.layers._episodic import CONSOLIDATION_BATCH, CONSOLIDATION_WEIGHT
 from zenbrain.memory import forget
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.storage.timestamps import from_db

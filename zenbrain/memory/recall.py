@@ -15,7 +15,7 @@ from zenbrain.memory.candidates import INDEXED_LAYERS, Search
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.operations import RecallQuery
 from zenbrain.ranking import Ranked
-from zenbrain.stages.base import RecallRequest
+from zenbrain.stages import RecallRequest
 from zenbrain.text import tokenize
 from zenbrain.types import RecallResult, ScoreParts
 

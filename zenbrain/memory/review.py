@@ -6,8 +6,8 @@ from datetime import datetime
 
 from zenbrain import _validation as check
 from zenbrain.errors import InvalidInputError
-from zenbrain.layers import semantic as fsrs_review
-from zenbrain.layers.procedural import update_success_rate
+from zenbrain.layers import _semantic as fsrs_review
+from zenbrain.layers._procedural import update_success_rate
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.storage.timestamps import from_db
 from zenbrain.types import ReviewItem

@@ -12,13 +12,13 @@ from sqlalchemy import Connection
 
 from zenbrain.config import DEFAULT_CONTEXTS
 from zenbrain.errors import InvalidInputError
-from zenbrain.layers.working import WorkingMemory
+from zenbrain.layers._working import WorkingMemory
 from zenbrain.memory.embedding import Embedding
 from zenbrain.memory.results import to_result
 from zenbrain.memory.views import NamespaceViews
 from zenbrain.providers import EmbeddingProvider, Summarizer
 from zenbrain.stages import default_stages
-from zenbrain.stages.base import (
+from zenbrain.stages._base import (
     Stage,
     StageConnection,
     StageScope,

@@ -17,7 +17,7 @@ from sqlalchemy import Connection
 
 from zenbrain import _validation as check
 from zenbrain.errors import InvalidInputError
-from zenbrain.layers.short_term import SHORT_TERM_WINDOW, worth_remembering
+from zenbrain.layers._short_term import SHORT_TERM_WINDOW, worth_remembering
 from zenbrain.memory import store as store_pipeline
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.operations import StoreItem
@@ -87,7 +87,7 @@ def add_interactions(
     single: bool = False,
 ) -> list[Interaction]:
     """Append turns to a session in one transaction; with ``remember`` the turns that
-    :func:`zenbrain.layers.short_term.worth_remembering` accepts are stored as long-term
+    :func:`zenbrain.layers.worth_remembering` accepts are stored as long-term
     memories in that transaction too."""
     if isinstance(turns, str | bytes | Mapping) or not isinstance(turns, Sequence):
         raise InvalidInputError(

@@ -13,15 +13,15 @@ from sqlalchemy import Connection
 from zenbrain import _validation as check
 from zenbrain.algorithms.emotional import weight_folded
 from zenbrain.errors import InvalidInputError
-from zenbrain.layers.core import derive_label
-from zenbrain.layers.routing import extract_steps, route
-from zenbrain.layers.semantic import DEFAULT_FACT_CONFIDENCE, first_schedule
+from zenbrain.layers._core import derive_label
+from zenbrain.layers._routing import extract_steps, route
+from zenbrain.layers._semantic import DEFAULT_FACT_CONFIDENCE, first_schedule
 from zenbrain.memory import supersede
 from zenbrain.memory.collector import collector_paused
 from zenbrain.memory.embedding import Progress
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.operations import StoreItem
-from zenbrain.stages.base import StoredMemory
+from zenbrain.stages import StoredMemory
 from zenbrain.storage.records import NewMemory
 from zenbrain.text import terms_of_words, words
 

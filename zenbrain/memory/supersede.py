@@ -10,7 +10,7 @@ Three ways to decide, in this order for each new memory:
    memory and its lexical candidates and may propose which it replaces; the write closes
    those still current. An answer that is not a subset of the candidates' ids is logged and
    ignored, and the rules decide instead;
-3. **the rules** (:mod:`zenbrain.layers.supersession`) otherwise: what each claim of the
+3. **the rules** (:mod:`zenbrain.layers._supersession`) otherwise: what each claim of the
    new memory is about (its subject and attribute, and a word of its key) is looked up in
    the claim index (``zb_claims``, :mod:`zenbrain.storage.claims`), which holds the claims
    of every current episode and fact, and among the earlier items of its batch; a
@@ -39,7 +39,7 @@ from typing import Any
 from sqlalchemy import Connection, Row
 
 from zenbrain.errors import InvalidInputError
-from zenbrain.layers.supersession import (
+from zenbrain.layers._supersession import (
     RULE_LAYERS,
     Claim,
     about,

@@ -15,7 +15,7 @@ After the ranking (:mod:`zenbrain.memory.recall`) has scored its candidates, :fu
    ("has now reached 165").
    Not for a question asking for the earliest ("when did I first ...", "zuerst");
 4. prefers memories from the time the question names ("last Tuesday", "im März": see
-   :mod:`zenbrain.layers.time_expressions`) or the caller's ``time_range``: when some match
+   :mod:`zenbrain.layers._time_expressions`) or the caller's ``time_range``: when some match
    lies in that span, the span's matches score in the upper half of 0..1 and the others in
    the lower half, each in the ranking's order.
 
@@ -33,8 +33,8 @@ from datetime import datetime
 
 from sqlalchemy import Connection
 
-from zenbrain.layers.supersession import states_change
-from zenbrain.layers.time_expressions import TimeRange, time_range_in
+from zenbrain.layers._supersession import states_change
+from zenbrain.layers._time_expressions import TimeRange, time_range_in
 from zenbrain.memory.results import to_result
 from zenbrain.memory.scope import MemoryScope
 from zenbrain.operations import RecallQuery

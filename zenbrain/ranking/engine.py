@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from zenbrain.layers.procedural import success_weighted
+from zenbrain.layers._procedural import success_weighted
 from zenbrain.ranking.neighbours import with_neighbours
 from zenbrain.ranking.scoring import fuse, semantic_score
 

@@ -24,18 +24,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from zenbrain.stages.base import (
+from zenbrain.stages._base import (
     RecallRequest,
     Stage,
     StageConnection,
     StageScope,
     StoredMemory,
 )
-from zenbrain.stages.confidence import ConfidenceStage
-from zenbrain.stages.cross_context import CrossContextStage, MergeCandidate
-from zenbrain.stages.memory_graph import MemoryGraphStage
-from zenbrain.stages.sleep_replay import SleepReplayStage
-from zenbrain.stages.temporal import TemporalStage
+from zenbrain.stages._confidence import ConfidenceStage
+from zenbrain.stages._cross_context import CrossContextStage, MergeCandidate
+from zenbrain.stages._memory_graph import MemoryGraphStage
+from zenbrain.stages._sleep_replay import SleepReplayStage
+from zenbrain.stages._temporal import TemporalStage
 
 __all__ = [
     "STAGE_TYPES",

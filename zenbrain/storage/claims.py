@@ -4,7 +4,7 @@ lookup (see :mod:`zenbrain.memory.supersede`), and the backlog of memories whose
 were not read (stored with knowledge updates off).
 
 Keys are 64-bit hashes (:func:`~zenbrain.storage.records.content_hash`) of
-:func:`zenbrain.layers.supersession.about`'s strings: the rule reads the candidates' text
+:func:`zenbrain.layers._supersession.about`'s strings: the rule reads the candidates' text
 again before it closes anything, so a collision can cost a wasted read, never a wrong
 decision.
 """

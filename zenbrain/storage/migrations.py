@@ -17,7 +17,7 @@ How a store is brought up to date on open (:func:`migrate`):
   compared with this release's: if tokenisation changed, the lexical index is rebuilt from
   the stored content (one transaction), so old index terms never silently mismatch new
   queries. The claim index is read again the same way when the rules' version
-  (:data:`zenbrain.layers.supersession.CLAIMS_VERSION`) changed.
+  (:data:`zenbrain.layers._supersession.CLAIMS_VERSION`) changed.
 
 Every write transaction here holds the store's write lock (``BEGIN IMMEDIATE`` on SQLite, a
 transaction-scoped advisory lock on PostgreSQL) and re-reads what was recorded, so several
@@ -508,7 +508,7 @@ def migrate(db: Database) -> None:
 
 
 def _claims_version() -> str:
-    from zenbrain.layers.supersession import CLAIMS_VERSION
+    from zenbrain.layers._supersession import CLAIMS_VERSION
 
     return str(CLAIMS_VERSION)
 
@@ -518,7 +518,7 @@ def rebuild_claim_index(conn: Connection) -> int:
     ``conn``'s transaction, and record the rules' version; returns how many memories were
     read. Any backlog (memories stored with knowledge updates off) is read with them."""
     # The rules live with the other layers' pure logic; imported here only, when needed.
-    from zenbrain.layers.supersession import RULE_LAYERS, claim_keys
+    from zenbrain.layers._supersession import RULE_LAYERS, claim_keys
     from zenbrain.storage import claims as claim_index
 
     conn.execute(claims.delete())

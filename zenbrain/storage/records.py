@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Row
 
-from zenbrain.layers.procedural import render_procedure
+from zenbrain.layers._procedural import render_procedure
 
 __all__ = ["NewMemory", "content_hash", "indexed_text", "new_memory_id", "row_indexed_text"]
 

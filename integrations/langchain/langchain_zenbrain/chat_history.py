@@ -56,7 +56,7 @@ class ZenBrainChatMessageHistory(BaseChatMessageHistory):
     With ``remember=True`` (default) the user's messages that ``should_remember(role,
     content)`` accepts are also stored into long-term memory, where zenbrain routes them to
     facts, episodes or procedures. The default rule is the core's
-    :func:`zenbrain.layers.short_term.worth_remembering`: statements about the user,
+    :func:`zenbrain.layers.worth_remembering`: statements about the user,
     preferences, decisions, standing instructions and explicit "remember that..." requests;
     not questions, small talk, one-off commands or what the assistant said. ``clear()``
     empties the session; what went into long-term memory stays (``coordinator.forget``).

@@ -3,7 +3,7 @@
 Before each model call it recalls what zenbrain knows that is relevant to the user's latest
 message and adds it to the system message; after each model call it stores the user's new
 messages that are worth remembering (by default the core rule
-:func:`zenbrain.layers.short_term.worth_remembering`: statements, preferences, standing
+:func:`zenbrain.layers.worth_remembering`: statements, preferences, standing
 instructions; not questions or small talk). Whose memory it is comes from the runtime
 context (``agent.invoke(..., context={"user_id": "ada"})``).
 
@@ -51,7 +51,7 @@ class ZenBrainMemoryMiddleware(AgentMiddleware[AgentState[Any], Any]):
     ``k``, ``layers``, ``min_score`` and ``core`` shape the recall like the retriever's
     fields (matches only; core blocks only when they share a word with the message).
     ``should_remember(role, content)`` decides which of the user's messages are stored
-    (default :func:`zenbrain.layers.short_term.worth_remembering`); ``remember=False``
+    (default :func:`zenbrain.layers.worth_remembering`); ``remember=False``
     makes the middleware read-only.
     """
 

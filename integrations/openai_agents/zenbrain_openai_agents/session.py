@@ -9,7 +9,7 @@ keeps a session's whole transcript in the store (its window of 50 is only what
 ``add_items`` got, in order, however long the conversation, and a new process on the same
 database sees it again.
 
-User turns that state something (:func:`zenbrain.layers.short_term.worth_remembering`) are
+User turns that state something (:func:`zenbrain.layers.worth_remembering`) are
 also stored in long-term memory, in the same transaction as the history, where routing
 files them as facts, episodes, procedures or core blocks and ``recall`` finds them from any
 later session; questions are not, so a user's question never comes back as a "fact" in
@@ -145,7 +145,7 @@ class ZenBrainSession:
     ``Runner.run(agent, "...", session=ZenBrainSession("user-42", memory))``: the history is
     the short-term session ``"user-42"`` of ``memory``'s namespace. With
     ``remember_user_turns`` (default on), the user turns that state something (see
-    :func:`zenbrain.layers.short_term.worth_remembering`: not questions, greetings or
+    :func:`zenbrain.layers.worth_remembering`: not questions, greetings or
     one-off commands) are stored in long-term memory in the same transaction as the
     history.
     """

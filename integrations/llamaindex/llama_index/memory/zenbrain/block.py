@@ -86,7 +86,7 @@ class ZenBrainMemoryBlock(BaseMemoryBlock[str]):
     only_worth_remembering: bool = Field(
         default=True,
         description="Write a user message only when it states something "
-        "(zenbrain.layers.short_term.worth_remembering: not questions, greetings or "
+        "(zenbrain.layers.worth_remembering: not questions, greetings or "
         "one-off commands); False writes every message of store_roles.",
     )
     store_new_messages: bool = Field(

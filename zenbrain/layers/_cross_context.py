@@ -1,6 +1,6 @@
 """The cross-context layer's rules: which names a text mentions and when two names of
 different contexts are the same thing. The database side (entities, mentions and links per
-namespace, link following on recall) is :mod:`zenbrain.stages.cross_context`.
+namespace, link following on recall) is :mod:`zenbrain.stages._cross_context`.
 
 Linking. Two entities of two different configured contexts are linked when the
 word-Jaccard similarity of their keys (:func:`name_similarity`) is at least

@@ -3,7 +3,7 @@
 A memory's emotional weight (0..1) is given by the caller or estimated from its text by the
 lexicon of :mod:`zenbrain.algorithms.emotional` (English and German). Stored without a
 layer, a memory weighing more than :data:`EPISODE_WEIGHT_THRESHOLD` is an episode (see
-:mod:`zenbrain.layers.routing`). ``consolidate()`` turns each of the
+:mod:`zenbrain.layers._routing`). ``consolidate()`` turns each of the
 :data:`CONSOLIDATION_BATCH` most recent episodes weighing more than
 :data:`CONSOLIDATION_WEIGHT` that were not promoted yet into a semantic fact, once.
 """

@@ -1,6 +1,6 @@
 # ruff: noqa: E501  (the rule patterns are data: one pattern a line reads best)
 """Which sentences state which attribute: the rules the supersession reader
-(:mod:`zenbrain.layers.supersession`) applies. Per attribute (residence, employer, diet,
+(:mod:`zenbrain.layers._supersession`) applies. Per attribute (residence, employer, diet,
 relationship, occupation, count, preference, favourite, plan, named), English and German
 patterns with the vocabulary they match (diets, statuses, number words, ordinals), and the
 word gates that decide cheaply which rules a text is read with: most texts hold none of
@@ -326,7 +326,7 @@ MARKER_WORDS = frozenset(
 
 def _needs() -> dict[re.Pattern[str], frozenset[str]]:
     """The slow patterns (searched at every "the", "my" or "I" of a long text) by the words
-    one of which each cannot match without: :func:`zenbrain.layers.supersession.claims`
+    one of which each cannot match without: :func:`zenbrain.layers._supersession.claims`
     skips a pattern whose words the text does not hold. Patterns not listed always run."""
     rules = dict(_RULES)
     words_of = {

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from zenbrain.layers.episodic import is_episode
+from zenbrain.layers._episodic import is_episode
 
 __all__ = [
     "CORE_CONFIDENCE_THRESHOLD",

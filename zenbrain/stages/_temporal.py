@@ -33,7 +33,7 @@ from zenbrain.algorithms.temporal_routing import (
     relative_direction,
 )
 from zenbrain.ranking import lexical_score
-from zenbrain.stages.base import (
+from zenbrain.stages._base import (
     RecallRequest,
     Stage,
     StageConnection,

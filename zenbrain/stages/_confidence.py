@@ -2,7 +2,7 @@
 
 When a semantic fact is stored, the stored facts sharing its words (found through the
 lexical index, at most ``candidates``) are compared with it by the semantic layer's rule
-(:func:`zenbrain.layers.semantic.relate_facts`: supports at a similarity of 0.8 or more,
+(:func:`zenbrain.layers._semantic.relate_facts`: supports at a similarity of 0.8 or more,
 contradicts when exactly one of the two is negated and the similarity is 0.5 or more).
 
 Both directions are stored in ``zb_fact_relations`` with the similarity as weight; nothing
@@ -23,13 +23,13 @@ from sqlalchemy import delete, or_, select, update
 from zenbrain._validation import check_int, check_positive_fraction
 from zenbrain.algorithms.bayesian import Relation, propagate_confidence
 from zenbrain.algorithms.similarity import strip_negation
-from zenbrain.layers.semantic import (
+from zenbrain.layers._semantic import (
     CONTRADICTION_THRESHOLD,
     DEFAULT_FACT_CONFIDENCE,
     SUPPORT_THRESHOLD,
     relate_facts,
 )
-from zenbrain.stages.base import (
+from zenbrain.stages._base import (
     RecallRequest,
     Stage,
     StageConnection,

@@ -27,7 +27,7 @@ from zenbrain._validation import check_int, check_positive_fraction
 from zenbrain.algorithms.hebbian import NEUTRAL_WEIGHT, decay, strengthen
 from zenbrain.algorithms.hebbian import generate_pairs as hebbian_pairs
 from zenbrain.algorithms.pagerank import personalized_pagerank, undirected_to_directed
-from zenbrain.stages.base import (
+from zenbrain.stages._base import (
     RecallRequest,
     Stage,
     StageConnection,

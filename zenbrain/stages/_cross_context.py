@@ -1,7 +1,7 @@
 """The cross-context layer in the database: one entity seen in several domains, linked.
 
 The rules (which names a text mentions, when two names are the same thing) are
-:mod:`zenbrain.layers.cross_context`. On store, entity names are extracted from the content
+:mod:`zenbrain.layers._cross_context`. On store, entity names are extracted from the content
 and recorded once per (namespace, context, key)
 in ``zb_entities``, with a row in ``zb_entity_mentions`` per memory. A memory without a
 context files its entities under the empty context ``""``.
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, and_, bindparam, delete, func, or_, select
 
 from zenbrain._validation import check_positive_fraction
-from zenbrain.layers.cross_context import (
+from zenbrain.layers._cross_context import (
     FOLLOW_WEIGHT,
     LINK_THRESHOLD,
     UNSCOPED,
@@ -35,7 +35,7 @@ from zenbrain.layers.cross_context import (
     key_similarity,
     key_words,
 )
-from zenbrain.stages.base import (
+from zenbrain.stages._base import (
     RecallRequest,
     Stage,
     StageConnection,

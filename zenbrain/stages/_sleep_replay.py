@@ -6,7 +6,7 @@ priority (:func:`zenbrain.algorithms.sleep_consolidation.select_for_replay`: fre
 accessed, emotional, recently used and still fragile facts first) and replays them
 (:func:`~zenbrain.algorithms.sleep_consolidation.replay`): the FSRS stability of each grows
 by 1.5 (1.8 for an emotional fact), capped at 365 days. The next review moves out
-accordingly (:func:`zenbrain.layers.semantic.after_replay`): FSRS schedules a review when
+accordingly (:func:`zenbrain.layers._semantic.after_replay`): FSRS schedules a review when
 retrievability falls to 90 %, which is ``stability`` days after the last review; a due date
 is never brought forward. Replays are
 recorded in ``zb_fact_replays``.
@@ -27,8 +27,8 @@ from zenbrain.algorithms.sleep_consolidation import (
     replay,
     select_for_replay,
 )
-from zenbrain.layers.semantic import after_replay
-from zenbrain.stages.base import Stage, StageConnection, StageScope, upsert
+from zenbrain.layers._semantic import after_replay
+from zenbrain.stages._base import Stage, StageConnection, StageScope, upsert
 from zenbrain.storage.schema import fact_replays, facts, memories
 from zenbrain.storage.timestamps import to_db
 

@@ -1,5 +1,5 @@
 """When a new statement replaces an older one: the claims a text makes, read with the rules of
-:mod:`zenbrain.layers.claim_rules`, and the rule that decides supersession. Pure functions,
+:mod:`zenbrain.layers._claim_rules`, and the rule that decides supersession. Pure functions,
 English and German; no database, no model.
 
 A *claim* is what a sentence says about one subject: who (``subject``: the speaker, or "I"
@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from zenbrain.layers.claim_rules import (
+from zenbrain.layers._claim_rules import (
     DIETS,
     GATE_WORDS,
     MARKER_WORDS,
