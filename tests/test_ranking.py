@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from zenbrain import MemoryCoordinator
-from zenbrain.ranking import (
+from zenbrain._ranking import (
     CONVERSATION_GAP,
     NEIGHBOUR_WEIGHT,
     EncodedDocuments,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 __version__ = "0.1.0"  # the one place the version is written (pyproject reads it via hatch)
 
 if TYPE_CHECKING:
-    from zenbrain.coordinator import DEFAULT_CONTEXTS, MemoryCoordinator
+    from zenbrain._coordinator import DEFAULT_CONTEXTS, MemoryCoordinator
     from zenbrain.errors import (
         DatabaseNotWritableError,
         EmbeddingMismatchError,
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     )
 
 _SOURCES = {
-    "zenbrain.coordinator": ("DEFAULT_CONTEXTS", "MemoryCoordinator"),
+    "zenbrain._coordinator": ("DEFAULT_CONTEXTS", "MemoryCoordinator"),
     "zenbrain.errors": (
         "DatabaseNotWritableError",
         "EmbeddingMismatchError",

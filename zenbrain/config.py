@@ -31,13 +31,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from zenbrain._storage.encryption import KEY_ENV, KEY_FILE_ENV, convert
 from zenbrain.errors import (
     DatabaseNotWritableError,
     InvalidInputError,
     StorageError,
     StoreNotFoundError,
 )
-from zenbrain.storage.encryption import KEY_ENV, KEY_FILE_ENV, convert
 
 if TYPE_CHECKING:
     from zenbrain.providers import EmbeddingProvider
@@ -92,7 +92,7 @@ _SQLITE_SCHEMES = ("sqlite", "sqlite+pysqlite")
 class StoreLocation(NamedTuple):
     """A resolved store: the SQLAlchemy ``url`` and, for a SQLite file, its absolute ``path``.
 
-    Unpacks as ``url, path`` (what :class:`zenbrain.storage.database.Database` takes).
+    Unpacks as ``url, path`` (what :class:`zenbrain._storage.database.Database` takes).
     """
 
     url: str

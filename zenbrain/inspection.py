@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from zenbrain.memory import inspection as _inspection
+from zenbrain._memory import inspection as _inspection
 from zenbrain.types import ForgetResult
 
 if TYPE_CHECKING:
-    from zenbrain.coordinator import MemoryCoordinator
+    from zenbrain._coordinator import MemoryCoordinator
 
 __all__ = [
     "consolidation_links",

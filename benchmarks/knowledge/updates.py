@@ -42,7 +42,7 @@ from benchmarks.knowledge.scenarios import SCENARIOS, Scenario
 from benchmarks.retrieval.datasets import bench_data_root, load_dataset
 from benchmarks.runner import Command, choice_list
 from zenbrain import MemoryCoordinator
-from zenbrain.memory import validity
+from zenbrain._memory import validity
 
 DEPTH = 50
 TOP = 10  # what an agent is shown: latest-first and recall are measured in the top 10

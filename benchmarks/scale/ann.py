@@ -8,10 +8,10 @@ model, through zenbrain's own providers, and keep the vectors in
 ``~/.cache/zenbrain-bench/vectors/`` (``$ZENBRAIN_BENCH_DATA``): e5 embeds about 30 texts a
 second on two cores, so a second run reads them back.
 
-The pre-filter is what :class:`zenbrain.storage.sqlite.vectors.SqliteVectorIndex` runs past
+The pre-filter is what :class:`zenbrain._storage.sqlite.vectors.SqliteVectorIndex` runs past
 its threshold: the rows nearest by the Hamming distance of their sign bits around the
 scope's centre, re-ranked by their int8 cosine
-(:func:`~zenbrain.storage.sqlite.prefilter.prefilter_candidates`) to ``limit + 20``
+(:func:`~zenbrain._storage.sqlite.prefilter.prefilter_candidates`) to ``limit + 20``
 candidates, which are then re-scored exactly, so the search returns the exact top 10
 whenever they are among the candidates. Reported: recall@10 of the
 candidates (ties counted as hits) for ``limit=10`` and for the 50 candidates a recall asks
@@ -37,8 +37,7 @@ from benchmarks.common.corpora import make_corpus_of
 from benchmarks.common.paths import BENCHMARKS_DOC, bench_data_root
 from benchmarks.common.synthetic_corpus import Corpus
 from benchmarks.runner import Command, int_list
-from zenbrain.providers import EmbeddingProvider
-from zenbrain.storage.sqlite.prefilter import (
+from zenbrain._storage.sqlite.prefilter import (
     CENTRE_SAMPLE_ROWS,
     PREFILTER_CANDIDATES_PER_RESULT,
     PREFILTER_EXTRA_CANDIDATES,
@@ -51,6 +50,7 @@ from zenbrain.storage.sqlite.prefilter import (
     quantize_int8,
     sign_codes,
 )
+from zenbrain.providers import EmbeddingProvider
 
 __all__ = [
     "MODELS",

@@ -432,7 +432,7 @@ def markdown_section(run: ScaleRun, plot_name: str = "scale.png") -> str:
         "The SQLite back end searches a layer exactly (float32) below "
         "20,000 vectors and through an int8 copy above, re-scoring the int8 scan's "
         "best candidates with their float32 vectors (how many: the `PREFILTER_` constants "
-        "of `zenbrain/storage/sqlite/prefilter.py` at the commit above). recall@10: the share "
+        "of `zenbrain/_storage/sqlite/prefilter.py` at the commit above). recall@10: the share "
         "of the "
         "exact top 10 (float32 cosine over every vector of the layer, ties counted) that "
         "the index returned, over up to 100 queries and every layer past the threshold.",

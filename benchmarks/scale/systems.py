@@ -253,8 +253,8 @@ def prefilter_recall(
     be searched through their int8 copy; ``None`` when no scope is."""
     from sqlalchemy import select
 
-    from zenbrain.storage.schema import vectors
-    from zenbrain.storage.sqlite.vectors import SqliteVectorIndex
+    from zenbrain._storage.schema import vectors
+    from zenbrain._storage.sqlite.vectors import SqliteVectorIndex
 
     index = coordinator.database.vectors
     if not isinstance(index, SqliteVectorIndex):

@@ -37,7 +37,7 @@ from benchmarks.common.corpora import corpus_label, make_corpus_of
 from benchmarks.runner import Command
 from benchmarks.scale.peers import insert_fts5, open_fts5
 from zenbrain import MemoryCoordinator
-from zenbrain.storage.sqlite.engine import PAGE_CACHE_KIB
+from zenbrain._storage.sqlite.engine import PAGE_CACHE_KIB
 
 __all__ = ["RoundTimes", "main", "markdown_table", "replay_rows", "run_round", "store_rows"]
 

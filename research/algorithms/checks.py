@@ -1,6 +1,6 @@
 """The argument checks the research modules share: numbers as zenbrain's own algorithms check
 them (same rules, same :class:`~zenbrain.errors.InvalidInputError`), written here because
-zenbrain's checks are internal. A module moved back into :mod:`zenbrain.algorithms` uses
+zenbrain's checks are internal. A module moved back into :mod:`zenbrain._algorithms` uses
 zenbrain's instead."""
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ __all__ = [
     "score_query_difficulty",
 ]
 
-# The negation cues of zenbrain's own negation detection (zenbrain/algorithms/similarity.py,
+# The negation cues of zenbrain's own negation detection (zenbrain/_algorithms/similarity.py,
 # internal); tests/research/test_difficulty_routing.py checks the two lists stay equal.
 _ENGLISH_CUES = "not no never none nobody nothing neither nor without cannot nowhere"
 _GERMAN_CUES = (

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.algorithms.bayesian import Relation, propagate_confidence, relation_factor
+from zenbrain._algorithms.bayesian import Relation, propagate_confidence, relation_factor
 from zenbrain.errors import InvalidInputError
 
 

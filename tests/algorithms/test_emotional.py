@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.algorithms.emotional import (
+from zenbrain._algorithms.emotional import (
     AROUSAL_WORDS,
     NEGATIVE_WORDS,
     POSITIVE_WORDS,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.algorithms.hebbian import (
+from zenbrain._algorithms.hebbian import (
     apply_coactivation,
     decay,
     generate_pairs,

@@ -1,4 +1,4 @@
-"""``zenbrain.algorithms.__all__`` lists exactly what the package re-exports."""
+"""``zenbrain._algorithms.__all__`` lists exactly what the package re-exports."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pkgutil
 import subprocess
 import sys
 
-import zenbrain.algorithms as algorithms
+import zenbrain._algorithms as algorithms
 
 
 def test_all_names_are_importable_and_unique() -> None:
@@ -25,7 +25,7 @@ def test_every_public_function_and_class_of_every_module_is_reexported() -> None
     }  # fmt: skip
     expected: set[str] = set()
     for module_name in modules:
-        module = importlib.import_module(f"zenbrain.algorithms.{module_name}")
+        module = importlib.import_module(f"zenbrain._algorithms.{module_name}")
         assert module.__doc__ and "Source" in module.__doc__
         for name in module.__all__:
             assert hasattr(module, name), f"{module_name}.{name}"
@@ -40,19 +40,19 @@ def test_the_package_imports_its_modules_lazily() -> None:
     script = (
         "import sys\n"
         "def loaded():\n"
-        "    return {m for m in sys.modules if m.startswith('zenbrain.algorithms.')}\n"
-        "import zenbrain.algorithms\n"
+        "    return {m for m in sys.modules if m.startswith('zenbrain._algorithms.')}\n"
+        "import zenbrain._algorithms\n"
         "before = loaded()\n"
-        "from zenbrain.algorithms import top_k_by_pagerank\n"
+        "from zenbrain._algorithms import top_k_by_pagerank\n"
         "print(' '.join(sorted(before)))\n"
         "print(' '.join(sorted(loaded() - before)))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     before, added = (set(line.split()) for line in done.stdout.splitlines())
-    assert "zenbrain.algorithms.pagerank" not in before
+    assert "zenbrain._algorithms.pagerank" not in before
     assert len(before) < len(list(pkgutil.iter_modules(algorithms.__path__))) // 2
-    assert added == {"zenbrain.algorithms.pagerank"}
+    assert added == {"zenbrain._algorithms.pagerank"}
 
 
 def test_unknown_names_raise_attribute_error() -> None:

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.algorithms.pagerank import (
+from zenbrain._algorithms.pagerank import (
     personalized_pagerank,
     top_k_by_pagerank,
     undirected_to_directed,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.algorithms.similarity import (
+from zenbrain._algorithms.similarity import (
     compare_statements,
     detect_negation,
     string_similarity,

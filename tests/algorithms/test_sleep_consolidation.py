@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.algorithms.sleep_consolidation import (
+from zenbrain._algorithms.sleep_consolidation import (
     ConsolidationEdge,
     ReplayCandidate,
     prune_weak_connections,

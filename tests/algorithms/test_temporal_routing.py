@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zenbrain.algorithms.temporal_routing import (
+from zenbrain._algorithms.temporal_routing import (
     detect_temporal_routes,
     fuse_routes,
     relative_direction,

@@ -39,8 +39,8 @@ from benchmarks.scale.systems import (
 )
 from benchmarks.scale.targets import check_targets, growth_exponent
 from zenbrain import MemoryCoordinator
+from zenbrain._storage.sqlite.vectors import SqliteVectorIndex
 from zenbrain.providers import EmbeddingProvider
-from zenbrain.storage.sqlite.vectors import SqliteVectorIndex
 from zenbrain.text import tokenize
 
 TINY = RunSettings(batch_size=64, single_stores=8, queries=12, warmup=2, progress=False)

@@ -255,7 +255,7 @@ def test_the_command_starts_without_the_heavy_imports() -> None:
     probe = (
         "import sys, zenbrain.cli\n"
         "from zenbrain.cli._main import cli\n"
-        "heavy = sorted(m for m in ('sqlalchemy', 'numpy', 'zenbrain.coordinator') "
+        "heavy = sorted(m for m in ('sqlalchemy', 'numpy', 'zenbrain._coordinator') "
         "if m in sys.modules)\n"
         "print(heavy)\n"
     )

@@ -1,4 +1,4 @@
-"""``zenbrain export`` reads the store by key a page at a time (zenbrain.memory.find.find_pages):
+"""``zenbrain export`` reads the store by key a page at a time (zenbrain._memory.find.find_pages):
 the memories of find(), in find()'s order (oldest first, then by key), whatever the pages
 cut through (a batch sharing one time, layers interleaved, memories imported with older
 times, a metadata filter), and a work per exported memory that does not grow with the store
@@ -15,10 +15,10 @@ import pytest
 from sqlalchemy import event
 
 from zenbrain import MemoryCoordinator
+from zenbrain._memory.find import find_pages
 from zenbrain.cli import _transfer
 from zenbrain.errors import InvalidInputError
 from zenbrain.exchange import export_rows
-from zenbrain.memory.find import find_pages
 
 
 def _fill(memory: MemoryCoordinator) -> None:

@@ -11,7 +11,7 @@
 * ``vector_index``: PostgreSQL only, buffers touched in the HNSW indexes (a graph walk,
   whose footprint grows until the graph outgrows ``ef_search``; see the test module).
 * ``postings``: entries of the postings held in memory
-  (:class:`~zenbrain.storage.postings.scope.ScopePostings`) that searches read, and the
+  (:class:`~zenbrain._storage.postings.scope.ScopePostings`) that searches read, and the
   per-memory arrays of a scope that a search scans whole. Both back ends answer lexical
   searches from them, so no engine counter sees that work.
 * ``postings_loaded``: postings added to those held in memory, loading a scope or catching
@@ -38,10 +38,10 @@ import numpy as np
 from sqlalchemy import event, make_url
 
 from zenbrain import MemoryCoordinator
-from zenbrain.storage.postgres.hnsw import LAYER_INDEXES
-from zenbrain.storage.postings.scope import ScopePostings
-from zenbrain.storage.sqlite import prefilter
-from zenbrain.storage.sqlite import vectors as sqlite_vectors
+from zenbrain._storage.postgres.hnsw import LAYER_INDEXES
+from zenbrain._storage.postings.scope import ScopePostings
+from zenbrain._storage.sqlite import prefilter
+from zenbrain._storage.sqlite import vectors as sqlite_vectors
 
 __all__ = ["COUNTERS", "Work", "WorkMeter", "counting_held_indexes"]
 

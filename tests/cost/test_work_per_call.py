@@ -28,10 +28,10 @@ from sqlalchemy import text
 from tests.cost.chat import chat_turns
 from tests.cost.counting import Work, WorkMeter, counting_held_indexes
 from zenbrain import MemoryCoordinator
+from zenbrain._memory.validity import _MAX_CHAIN
+from zenbrain._ranking import CANDIDATE_POSTINGS
+from zenbrain._storage.postgres.hnsw import HNSW_EF_CONSTRUCTION, HNSW_M
 from zenbrain.exchange import export_rows
-from zenbrain.memory.validity import _MAX_CHAIN
-from zenbrain.ranking import CANDIDATE_POSTINGS
-from zenbrain.storage.postgres.hnsw import HNSW_EF_CONSTRUCTION, HNSW_M
 from zenbrain.testing import DeterministicEmbedder
 from zenbrain.text import tokenize
 
@@ -59,13 +59,13 @@ HNSW_WALK_BUFFERS = 3 * 2 * HNSW_M * HNSW_EF_CONSTRUCTION
 # Two counters are bounded by design, not by their count at 1k, and both bounds are
 # stated here (docs/benchmarks.md measures what they cost):
 # - lexical candidates read the postings of the query's rarest words until
-#   CANDIDATE_POSTINGS are read (zenbrain.ranking.candidate_terms), for each layer a
+#   CANDIDATE_POSTINGS are read (zenbrain._ranking.candidate_terms), for each layer a
 #   recall searches: below that budget they grow with the store, as FTS5's do;
 # - SQLite's vector search scans every vector of the layers it searches once (numpy: exact
 #   below 20,000 rows, an int8 copy above), then re-scores a few: linear by design, the
 #   embedded default's trade (PostgreSQL's HNSW walk is bounded, ``vector_index``).
 # - a replaced result is shown below its current version, found by following its chain of
-#   replacements, up to _MAX_CHAIN links (zenbrain.memory.validity): a store that restates
+#   replacements, up to _MAX_CHAIN links (zenbrain._memory.validity): a store that restates
 #   a fact often makes longer chains, so PostgreSQL reads up to that many more index
 #   entries and rows per replaced result (two statements however long the chains; SQLite's
 #   instructions stay within the bound). A pointer to each chain's current version would

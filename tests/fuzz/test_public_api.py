@@ -319,7 +319,7 @@ def _enter_and_leave(manager: Any) -> None:
         pass
 
 
-# Parameters that arrive with the coordinator's split into zenbrain/memory/ ("Architecture").
+# Parameters that arrive with the coordinator's split into zenbrain/_memory/ ("Architecture").
 _ARCHITECTURE = hasattr(MemoryCoordinator, "find")
 _NEW_PARAMETERS = {
     ("add_interaction", "session_id"),

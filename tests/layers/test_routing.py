@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from zenbrain import MemoryCoordinator
-from zenbrain.algorithms.emotional import emotional_weight
+from zenbrain._algorithms.emotional import emotional_weight
 from zenbrain.layers._routing import extract_steps, is_step_like
 
 

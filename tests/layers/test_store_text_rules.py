@@ -16,13 +16,13 @@ from hypothesis import strategies as st
 from benchmarks.common.locomo_corpus import load_turns
 from benchmarks.common.paths import default_locomo_path
 from zenbrain import _validation as check
-from zenbrain.algorithms import emotional
+from zenbrain._algorithms import emotional
+from zenbrain._memory.store import prepare
 from zenbrain.errors import InvalidInputError
 from zenbrain.layers import _cross_context as rules
 from zenbrain.layers import _routing as routing
 from zenbrain.layers._routing import extract_steps
 from zenbrain.layers._semantic import DEFAULT_FACT_CONFIDENCE
-from zenbrain.memory.store import prepare
 from zenbrain.operations import StoreItem
 from zenbrain.text import STOPWORDS, stem, terms_of_words, tokenize, words
 

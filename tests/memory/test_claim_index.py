@@ -10,9 +10,9 @@ from contextlib import contextmanager
 from sqlalchemy import event, text
 
 from zenbrain import MemoryCoordinator
+from zenbrain._storage.records import content_hash
+from zenbrain._storage.schema import SCHEMA_VERSION
 from zenbrain.layers._supersession import claim_keys
-from zenbrain.storage.records import content_hash
-from zenbrain.storage.schema import SCHEMA_VERSION
 
 
 def _indexed(memory: MemoryCoordinator, memory_id: str) -> set[int]:

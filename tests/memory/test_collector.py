@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from zenbrain import MemoryCoordinator, ZenbrainError
-from zenbrain.memory.collector import collector_paused
+from zenbrain._memory.collector import collector_paused
 from zenbrain.stages import Stage
 from zenbrain.testing import DeterministicEmbedder
 

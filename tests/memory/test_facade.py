@@ -191,9 +191,9 @@ def test_the_api_guide_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
 def test_stages_take_their_time_from_the_clock(store_location: str) -> None:
     from sqlalchemy import select
 
+    from zenbrain._storage.schema import entities, memory_edges
+    from zenbrain._storage.timestamps import from_db
     from zenbrain.stages import CrossContextStage, MemoryGraphStage
-    from zenbrain.storage.schema import entities, memory_edges
-    from zenbrain.storage.timestamps import from_db
 
     clock = Clock(T0)
     stages = [CrossContextStage(), MemoryGraphStage()]

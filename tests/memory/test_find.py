@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from zenbrain import InvalidInputError, MemoryCoordinator
-from zenbrain.memory import candidates as candidate_search
+from zenbrain._memory import candidates as candidate_search
 from zenbrain.types import RecallResult
 
 

@@ -12,21 +12,21 @@ from pathlib import Path
 import pytest
 
 import zenbrain
-import zenbrain.memory
+import zenbrain._memory
 
 PIPELINES = sorted(
-    f"zenbrain.memory.{info.name}" for info in pkgutil.iter_modules(zenbrain.memory.__path__)
+    f"zenbrain._memory.{info.name}" for info in pkgutil.iter_modules(zenbrain._memory.__path__)
 )
 STORAGE = [
-    "zenbrain.storage.repository",
-    "zenbrain.storage.dialect",
-    "zenbrain.storage.records",
-    "zenbrain.storage.postings.scopes",
+    "zenbrain._storage.repository",
+    "zenbrain._storage.dialect",
+    "zenbrain._storage.records",
+    "zenbrain._storage.postings.scopes",
 ]
 PACKAGE = Path(zenbrain.__file__).parent
 
 
-@pytest.mark.parametrize("name", ["zenbrain.memory", *PIPELINES, *STORAGE])
+@pytest.mark.parametrize("name", ["zenbrain._memory", *PIPELINES, *STORAGE])
 def test_module_declares_all_and_every_name_exists(name: str) -> None:
     module = importlib.import_module(name)
     exported = module.__all__
@@ -43,7 +43,7 @@ def test_the_pipelines_are_there() -> None:
 def test_the_facade_stays_small() -> None:
     """The facade delegates: at most 500 lines. Other modules are cut by concept, which the
     import contracts below watch, not by a line count."""
-    facade = PACKAGE / "coordinator.py"
+    facade = PACKAGE / "_coordinator.py"
     assert len(facade.read_text(encoding="utf-8").splitlines()) <= 500
 
 
@@ -65,9 +65,9 @@ def test_the_import_contracts_hold() -> None:
 
 
 def test_the_pipelines_write_no_sql() -> None:
-    """SQL and dialect choices live in zenbrain.storage; the pipelines only call it."""
+    """SQL and dialect choices live in zenbrain._storage; the pipelines only call it."""
     for name in PIPELINES:
         source = Path(importlib.import_module(name).__file__ or "").read_text(encoding="utf-8")
         assert "import sqlalchemy" not in source and "from sqlalchemy import (" not in source
-        assert "zenbrain.storage.schema" not in source, name
+        assert "zenbrain._storage.schema" not in source, name
         assert '"postgresql"' not in source and '"sqlite"' not in source, name

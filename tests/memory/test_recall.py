@@ -176,7 +176,7 @@ def test_first_memory_found_after_ten_thousand_newer_ones(tmp_path: Path) -> Non
 
 
 def test_candidate_terms_skip_the_commonest_postings() -> None:
-    from zenbrain.ranking import candidate_terms
+    from zenbrain._ranking import candidate_terms
 
     frequencies = {"the_common": 90_000, "rare": 3, "absent": 0, "middling": 15_000}
     assert candidate_terms(frequencies, budget=20_000) == ["rare", "middling"]

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from zenbrain import MemoryCoordinator
-from zenbrain.memory import candidates as candidates_module
+from zenbrain._memory import candidates as candidates_module
+from zenbrain._storage.records import indexed_text
+from zenbrain._storage.repository import Repository
 from zenbrain.providers import HashingEmbedder
-from zenbrain.storage.records import indexed_text
-from zenbrain.storage.repository import Repository
 from zenbrain.text import tokenize
 
 COMMON = ["project", "meeting", "garden", "travel", "budget", "coffee"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from zenbrain import InvalidInputError, MemoryCoordinator
-from zenbrain.memory.views import VIEWS_KEPT, NamespaceViews
+from zenbrain._memory.views import VIEWS_KEPT, NamespaceViews
 
 
 def test_the_same_view_comes_back_with_its_working_memory(tmp_path: Path) -> None:

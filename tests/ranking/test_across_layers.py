@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from zenbrain import MemoryCoordinator
+from zenbrain._ranking import FUNCTION_WORD_WEIGHT, Collection, query_weights
 from zenbrain.providers import HashingEmbedder
-from zenbrain.ranking import FUNCTION_WORD_WEIGHT, Collection, query_weights
 from zenbrain.testing.postgres import fresh_database
 from zenbrain.text import tokenize
 

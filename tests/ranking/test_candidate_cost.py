@@ -1,12 +1,12 @@
-"""A recall builds one :class:`~zenbrain.ranking.Candidate` and one
-:class:`~zenbrain.ranking.Ranked` for every memory it scores (about 165 for a hybrid recall
+"""A recall builds one :class:`~zenbrain._ranking.Candidate` and one
+:class:`~zenbrain._ranking.Ranked` for every memory it scores (about 165 for a hybrid recall
 of a LoCoMo question), so their constructors must only store their fields (issue 39)."""
 
 from __future__ import annotations
 
 import pytest
 
-from zenbrain.ranking import Candidate, Ranked
+from zenbrain._ranking import Candidate, Ranked
 
 
 @pytest.mark.parametrize("kind", [Candidate, Ranked])

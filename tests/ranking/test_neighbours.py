@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from zenbrain.ranking import CONVERSATION_GAP, NEIGHBOUR_WEIGHT, with_neighbours
+from zenbrain._ranking import CONVERSATION_GAP, NEIGHBOUR_WEIGHT, with_neighbours
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -30,7 +30,7 @@ def test_named_conversations_decide_who_is_a_neighbour() -> None:
 
 
 def test_ranking_lends_only_within_a_named_conversation() -> None:
-    from zenbrain.ranking import Candidate, rank_candidates
+    from zenbrain._ranking import Candidate, rank_candidates
 
     def scores(first: str | None, second: str | None) -> dict[int | str, float]:
         candidates = [

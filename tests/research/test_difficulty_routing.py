@@ -11,7 +11,7 @@ from research.algorithms.difficulty_routing import (
     route_for_score,
     score_query_difficulty,
 )
-from zenbrain.algorithms import similarity
+from zenbrain._algorithms import similarity
 from zenbrain.errors import InvalidInputError
 
 

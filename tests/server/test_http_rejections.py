@@ -25,7 +25,7 @@ from hypothesis.errors import Unsatisfiable
 from schemathesis.generation import GenerationMode
 
 from tests.server.test_openapi_fuzz import _json_lines  # noqa: F401  (the NDJSON serializer)
-from zenbrain.coordinator import MemoryCoordinator
+from zenbrain._coordinator import MemoryCoordinator
 from zenbrain.server import create_app
 from zenbrain.testing.server import running_server
 

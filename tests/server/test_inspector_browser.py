@@ -15,9 +15,9 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from zenbrain.coordinator import MemoryCoordinator
+from zenbrain._coordinator import MemoryCoordinator
+from zenbrain._storage.api_keys import add_key
 from zenbrain.server import create_app
-from zenbrain.storage.api_keys import add_key
 from zenbrain.testing.server import running_server
 
 SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "images" / "inspector.png"

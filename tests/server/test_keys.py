@@ -15,12 +15,12 @@ import pytest
 from sqlalchemy import select
 
 from zenbrain import _remote_wire as wire
-from zenbrain.coordinator import MemoryCoordinator
+from zenbrain._coordinator import MemoryCoordinator
+from zenbrain._storage.api_keys import add_key, list_keys, revoke_key, verify_token
+from zenbrain._storage.migrations import applied_migrations
+from zenbrain._storage.schema import SCHEMA_VERSION, api_keys
 from zenbrain.errors import AccessDeniedError, InvalidInputError, NotFoundError
 from zenbrain.remote import RemoteMemory
-from zenbrain.storage.api_keys import add_key, list_keys, revoke_key, verify_token
-from zenbrain.storage.migrations import applied_migrations
-from zenbrain.storage.schema import SCHEMA_VERSION, api_keys
 
 Keyed = Any
 ClientFor = Callable[[str, str | None], httpx.Client]

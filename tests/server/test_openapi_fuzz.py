@@ -21,7 +21,7 @@ from schemathesis.checks import (
 )
 from schemathesis.generation import GenerationMode
 
-from zenbrain.coordinator import MemoryCoordinator
+from zenbrain._coordinator import MemoryCoordinator
 from zenbrain.server import create_app
 from zenbrain.testing.server import running_server
 

@@ -26,7 +26,7 @@ from fastapi import FastAPI
 from tests.conftest import postgres_server
 from tests.layers import test_routing
 from tests.memory import test_find, test_forget_consolidate, test_recall, test_validity
-from zenbrain.coordinator import MemoryCoordinator
+from zenbrain._coordinator import MemoryCoordinator
 from zenbrain.remote import RemoteMemory
 from zenbrain.server import create_app
 from zenbrain.server._access import ServerState

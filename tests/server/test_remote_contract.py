@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from zenbrain.coordinator import MemoryCoordinator
+from zenbrain._coordinator import MemoryCoordinator
 from zenbrain.remote import RemoteMemory
 from zenbrain.server import create_app
 from zenbrain.testing.contract import StorageContract

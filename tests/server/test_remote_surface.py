@@ -8,7 +8,7 @@ import inspect
 
 import pytest
 
-from zenbrain.coordinator import MemoryCoordinator
+from zenbrain._coordinator import MemoryCoordinator
 from zenbrain.remote import RemoteMemory
 
 # Local-only: the database object, and the PostgreSQL bulk-load block (a no-op remotely).

@@ -1,5 +1,5 @@
 """``GET /v1/export`` reads the store as ``zenbrain export`` does, by key a page at a time
-(zenbrain.memory.find.find_pages, through MemoryCoordinator._find_pages; its order and work:
+(zenbrain._memory.find.find_pages, through MemoryCoordinator._find_pages; its order and work:
 tests/cli/test_export_pages.py):
 every memory once, in find()'s order, whatever the pages cut through."""
 
@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from tests.server.conftest import Served
+from zenbrain._memory import find
 from zenbrain.exchange import _rows as row_format
-from zenbrain.memory import find
 
 
 @pytest.mark.parametrize("page", [2, 500])

@@ -9,9 +9,9 @@ import pytest
 from sqlalchemy import select
 
 from zenbrain import MemoryCoordinator
+from zenbrain._storage.schema import fact_priors, fact_relations
 from zenbrain.errors import InvalidInputError
 from zenbrain.stages import ConfidenceStage
-from zenbrain.storage.schema import fact_priors, fact_relations
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import func, select
 
 from zenbrain import MemoryCoordinator
+from zenbrain._storage.schema import entities, entity_mentions
 from zenbrain.stages import CrossContextStage, MemoryGraphStage
-from zenbrain.storage.schema import entities, entity_mentions
 
 
 # ---------------------------------------------------------------------- storage

@@ -10,9 +10,9 @@ import pytest
 from sqlalchemy import select, update
 
 from zenbrain import MemoryCoordinator
+from zenbrain._storage.schema import memory_edges
 from zenbrain.errors import InvalidInputError
 from zenbrain.stages import MemoryGraphStage
-from zenbrain.storage.schema import memory_edges
 
 
 @pytest.fixture

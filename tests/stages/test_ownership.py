@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy import Table, func, select
 
 from zenbrain import MemoryCoordinator
+from zenbrain._storage.schema import entities, entity_mentions, fact_replays, metadata
 from zenbrain.stages import (
     STAGE_TYPES,
     ConfidenceStage,
@@ -19,7 +20,6 @@ from zenbrain.stages import (
     forget_stage_rows,
 )
 from zenbrain.stages._base import pks_of, upsert
-from zenbrain.storage.schema import entities, entity_mentions, fact_replays, metadata
 
 ALL_STAGES = [CrossContextStage(), MemoryGraphStage(), SleepReplayStage(), ConfidenceStage()]
 FACTS = [

@@ -9,9 +9,9 @@ import pytest
 from sqlalchemy import select
 
 from zenbrain import MemoryCoordinator
+from zenbrain._storage.schema import fact_replays, facts, memories
 from zenbrain.errors import InvalidInputError
 from zenbrain.stages import SleepReplayStage
-from zenbrain.storage.schema import fact_replays, facts, memories
 
 
 def schedule(memory: MemoryCoordinator, fact_id: str) -> tuple[float, datetime]:

@@ -10,9 +10,9 @@ import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, func, insert, select, text, update
 
 from zenbrain import MemoryCoordinator, StorageError
+from zenbrain._storage.schema import facts, memories
 from zenbrain.stages import Stage, StageConnection, StageScope, StoredMemory
 from zenbrain.stages._base import GuardedConnection, upsert
-from zenbrain.storage.schema import facts, memories
 
 notes = Table(
     "test_stage_notes",

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import Connection
 
-from zenbrain.storage.indexes import IndexedText
-from zenbrain.storage.records import content_hash
-from zenbrain.storage.schema import memories
+from zenbrain._storage.indexes import IndexedText
+from zenbrain._storage.records import content_hash
+from zenbrain._storage.schema import memories
 
 InsertMemories = Callable[[Connection, Sequence[IndexedText]], None]
 

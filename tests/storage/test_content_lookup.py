@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import event
 
 from zenbrain import MemoryCoordinator
-from zenbrain.storage.schema import CONTENT_HASH_KEY_BLOCK
+from zenbrain._storage.schema import CONTENT_HASH_KEY_BLOCK
 
 NEEDLE = "The spare key hangs behind the blue door"
 

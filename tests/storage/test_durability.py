@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from zenbrain import MemoryCoordinator, SchemaVersionError
-from zenbrain.storage.schema import SCHEMA_VERSION
+from zenbrain._storage.schema import SCHEMA_VERSION
 
 WRITER = textwrap.dedent(
     """

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from zenbrain import EncryptionKeyError, InvalidInputError, MemoryCoordinator
+from zenbrain._storage import encryption
 from zenbrain.config import resolve_key
-from zenbrain.storage import encryption
 from zenbrain.testing.contract import StorageContract
 
 pytest.importorskip("sqlcipher3")
@@ -249,9 +249,9 @@ def test_an_old_release_store_encrypted_then_opened_migrates_and_keeps_everythin
 ) -> None:
     """``zenbrain encrypt`` on a store of an old schema, then the first open with the key
     runs the migrations, on the encrypted file, as on a plain one."""
+    from zenbrain._storage.migrations import MIGRATIONS, applied_migrations
+    from zenbrain._storage.schema import SCHEMA_VERSION
     from zenbrain.providers import HashingEmbedder
-    from zenbrain.storage.migrations import MIGRATIONS, applied_migrations
-    from zenbrain.storage.schema import SCHEMA_VERSION
 
     store = tmp_path / fixture
     shutil.copy(Path(__file__).parent / "fixtures" / fixture, store)

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from zenbrain import MemoryCoordinator
+from zenbrain._storage.postings.scope import ScopePostings
+from zenbrain._storage.postings.scopes import scope_tokens
+from zenbrain._storage.sqlite import vectors as sqlite_vectors
 from zenbrain.providers import HashingEmbedder
-from zenbrain.storage.postings.scope import ScopePostings
-from zenbrain.storage.postings.scopes import scope_tokens
-from zenbrain.storage.sqlite import vectors as sqlite_vectors
 
 SECRET = "zorblaxik"
 WORDS = [f"w{i}" for i in range(40)]

@@ -99,7 +99,7 @@ def test_an_encrypted_store_forks_alike(tmp_path: Path) -> None:
     """The same run on a SQLCipher file (the key from ZENBRAIN_KEY): each child's
     connections are its own, and the key derived before the fork serves them all."""
     pytest.importorskip("sqlcipher3")
-    from zenbrain.storage.encryption import connect
+    from zenbrain._storage.encryption import connect
 
     store, key = tmp_path / "encrypted.db", "fork passphrase"
     run = subprocess.run(

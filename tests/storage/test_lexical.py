@@ -1,7 +1,7 @@
 """The lexical index contract, on a SQLite file and on PostgreSQL: the counts BM25 needs are
 kept beside the index through adds and removes, stores made before they were kept get them
 filled once, and both back ends rank the same memories the same way, namely as
-:func:`zenbrain.ranking.lexical_score` over the same statistics computed by hand."""
+:func:`zenbrain._ranking.lexical_score` over the same statistics computed by hand."""
 
 from __future__ import annotations
 
@@ -13,16 +13,16 @@ from typing import Any
 import pytest
 
 from zenbrain import MemoryCoordinator
-from zenbrain.config import resolve_location
-from zenbrain.ranking import (
+from zenbrain._ranking import (
     FUNCTION_WORD_WEIGHT,
     FUNCTION_WORDS,
     idf,
     lexical_score,
     with_neighbours,
 )
-from zenbrain.storage.database import Database
-from zenbrain.storage.indexes import IndexedText
+from zenbrain._storage.database import Database
+from zenbrain._storage.indexes import IndexedText
+from zenbrain.config import resolve_location
 from zenbrain.text import content_tokens, tokenize
 
 # Memories of very different lengths, as agents store them: a long pasted text that

@@ -14,11 +14,11 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import make_url
 
 from zenbrain import MemoryCoordinator, SchemaVersionError, StorageError
+from zenbrain._storage import migrations
+from zenbrain._storage.migrations import MIGRATIONS, Migration, applied_migrations
+from zenbrain._storage.records import content_hash
+from zenbrain._storage.schema import SCHEMA_VERSION
 from zenbrain.providers import HashingEmbedder
-from zenbrain.storage import migrations
-from zenbrain.storage.migrations import MIGRATIONS, Migration, applied_migrations
-from zenbrain.storage.records import content_hash
-from zenbrain.storage.schema import SCHEMA_VERSION
 from zenbrain.testing.postgres import fresh_database
 from zenbrain.text import TEXT_VERSION
 

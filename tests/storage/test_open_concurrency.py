@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from zenbrain import DatabaseNotWritableError, MemoryCoordinator, StorageError
-from zenbrain.storage.sqlite import engine as sqlite_backend
+from zenbrain._storage.sqlite import engine as sqlite_backend
 from zenbrain.testing.postgres import fresh_database
 
 # Takes SQLite's write lock on a file and holds it for a while, like a long write elsewhere,

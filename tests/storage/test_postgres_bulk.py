@@ -14,10 +14,10 @@ import pytest
 from sqlalchemy import event, text
 
 from zenbrain import MemoryCoordinator
+from zenbrain._storage.postgres.hnsw import LAYER_INDEXES
+from zenbrain._storage.postgres.vectors import COPY_MIN_ROWS
 from zenbrain.errors import InvalidInputError, StorageError
 from zenbrain.providers import HashingEmbedder
-from zenbrain.storage.postgres.hnsw import LAYER_INDEXES
-from zenbrain.storage.postgres.vectors import COPY_MIN_ROWS
 from zenbrain.testing.postgres import fresh_database
 
 pytestmark = pytest.mark.postgres

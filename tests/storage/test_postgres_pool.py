@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy.pool import QueuePool
 
 from zenbrain import MemoryCoordinator
+from zenbrain._storage.postgres.engine import POOL_DEFAULTS
 from zenbrain.errors import InvalidInputError
-from zenbrain.storage.postgres.engine import POOL_DEFAULTS
 from zenbrain.testing.postgres import fresh_database
 
 pytestmark = pytest.mark.postgres

@@ -24,17 +24,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from zenbrain import MemoryCoordinator
+from zenbrain._ranking import K1, B
+from zenbrain._storage.database import Database
+from zenbrain._storage.indexes import IndexedText
+from zenbrain._storage.migrations import rebuild_lexical_index
+from zenbrain._storage.postgres import lexical as postgres_lexical
+from zenbrain._storage.postings import held as held_postings
+from zenbrain._storage.postings.scope import ScopePostings
+from zenbrain._storage.postings.scopes import scope_tokens
+from zenbrain._storage.sqlite import lexical as sqlite_index
 from zenbrain.config import resolve_location
 from zenbrain.providers import HashingEmbedder
-from zenbrain.ranking import K1, B
-from zenbrain.storage.database import Database
-from zenbrain.storage.indexes import IndexedText
-from zenbrain.storage.migrations import rebuild_lexical_index
-from zenbrain.storage.postgres import lexical as postgres_lexical
-from zenbrain.storage.postings import held as held_postings
-from zenbrain.storage.postings.scope import ScopePostings
-from zenbrain.storage.postings.scopes import scope_tokens
-from zenbrain.storage.sqlite import lexical as sqlite_index
 from zenbrain.testing.postgres import fresh_database
 from zenbrain.text import tokenize
 

@@ -13,18 +13,18 @@ import pytest
 from sqlalchemy import select
 
 from zenbrain import MemoryCoordinator
-from zenbrain.providers import HashingEmbedder
-from zenbrain.storage.schema import vectors
-from zenbrain.storage.sqlite import prefilter as vp
-from zenbrain.storage.sqlite import vectors as sv
-from zenbrain.storage.sqlite.prefilter import (
+from zenbrain._storage.schema import vectors
+from zenbrain._storage.sqlite import prefilter as vp
+from zenbrain._storage.sqlite import vectors as sv
+from zenbrain._storage.sqlite.prefilter import (
     SIGN_CANDIDATES_SHARE,
     int8_candidates,
     prefilter_candidates,
     quantize_int8,
     sign_codes,
 )
-from zenbrain.storage.sqlite.vectors import SqliteVectorIndex
+from zenbrain._storage.sqlite.vectors import SqliteVectorIndex
+from zenbrain.providers import HashingEmbedder
 
 
 def ids(memory: MemoryCoordinator, query: str) -> list[str]:

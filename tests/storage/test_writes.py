@@ -14,12 +14,12 @@ import pytest
 from sqlalchemy import event, select
 
 from zenbrain import MemoryCoordinator
+from zenbrain._storage.database import Database
+from zenbrain._storage.records import content_hash
+from zenbrain._storage.schema import entities, facts, memories
+from zenbrain._storage.sqlite.engine import PAGE_CACHE_KIB
+from zenbrain._storage.writes import insert_many
 from zenbrain.config import resolve_location
-from zenbrain.storage.database import Database
-from zenbrain.storage.records import content_hash
-from zenbrain.storage.schema import entities, facts, memories
-from zenbrain.storage.sqlite.engine import PAGE_CACHE_KIB
-from zenbrain.storage.writes import insert_many
 from zenbrain.testing.postgres import fresh_database
 
 T0 = datetime(2031, 3, 1, 9, 0, tzinfo=UTC)
@@ -240,8 +240,8 @@ def test_sqlite_connections_get_a_page_cache_for_bulk_writes(tmp_path: Path) -> 
 def test_sqlite_index_rows_hold_the_scope_context_and_terms_in_order(
     tmp_path: Path, insert_memories: Any
 ) -> None:
-    from zenbrain.storage.indexes import IndexedText
-    from zenbrain.storage.postings.scopes import scope_tokens
+    from zenbrain._storage.indexes import IndexedText
+    from zenbrain._storage.postings.scopes import scope_tokens
 
     rows = [
         IndexedText(1, "ns", "semantic", None, ["kiel", "harbour", "kiel"]),
@@ -272,7 +272,7 @@ def test_memory_ids_are_uuid7_ordered_by_time_and_unique(
     the same pages), each is a version-7 UUID, and none repeats."""
     import uuid
 
-    from zenbrain.storage import records
+    from zenbrain._storage import records
 
     clock = iter(range(1_700_000_000_000, 1_700_000_000_000 + 3_000))
     monkeypatch.setattr(records.time, "time_ns", lambda: next(clock) * 1_000_000)
@@ -290,10 +290,10 @@ def test_memory_ids_are_uuid7_ordered_by_time_and_unique(
 def test_storage_writes_the_review_card_the_store_pipeline_decided(store_location: str) -> None:
     """FSRS policy is the pipeline's (a first card per creation time); storage writes it as
     given, and refuses a fact that arrives without one."""
+    from zenbrain._memory.store import schedule_facts
+    from zenbrain._storage.records import NewMemory
+    from zenbrain._storage.repository import Repository
     from zenbrain.layers._semantic import first_schedule
-    from zenbrain.memory.store import schedule_facts
-    from zenbrain.storage.records import NewMemory
-    from zenbrain.storage.repository import Repository
 
     when = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
     with MemoryCoordinator(store_location) as memory:

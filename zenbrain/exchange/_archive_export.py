@@ -15,16 +15,8 @@ import numpy as np
 from sqlalchemy import Connection, Row, Select, func, select, text
 
 import zenbrain
-from zenbrain.exchange._archive_format import (
-    ARCHIVE_FORMAT,
-    ARCHIVE_VERSION,
-    FILES,
-    OPTIONAL_COLUMNS,
-)
-from zenbrain.exchange._container import ArchiveWriter
-from zenbrain.exchange._fields import time_text
-from zenbrain.storage.reads import pages_by_key
-from zenbrain.storage.schema import (
+from zenbrain._storage.reads import pages_by_key
+from zenbrain._storage.schema import (
     SCHEMA_VERSION,
     consolidation_links,
     core_blocks,
@@ -42,9 +34,17 @@ from zenbrain.storage.schema import (
     sessions,
     vectors,
 )
+from zenbrain.exchange._archive_format import (
+    ARCHIVE_FORMAT,
+    ARCHIVE_VERSION,
+    FILES,
+    OPTIONAL_COLUMNS,
+)
+from zenbrain.exchange._container import ArchiveWriter
+from zenbrain.exchange._fields import time_text
 
 if TYPE_CHECKING:
-    from zenbrain.coordinator import MemoryCoordinator
+    from zenbrain._coordinator import MemoryCoordinator
 
 __all__ = ["ExportReport", "export_archive", "memory_line", "memory_query"]
 

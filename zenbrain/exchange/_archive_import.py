@@ -21,14 +21,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sqlalchemy import Connection, select
 
-from zenbrain.errors import InvalidInputError, ProviderError
-from zenbrain.exchange._archive_format import OPTIONAL_COLUMNS
-from zenbrain.exchange._archive_read import ArchiveContent, read_archive
-from zenbrain.memory.embedding import DIMENSION_KEY, MODEL_KEY
-from zenbrain.storage import claims
-from zenbrain.storage.indexes import IndexedText, IndexedVector
-from zenbrain.storage.records import content_hash, indexed_text, new_memory_id
-from zenbrain.storage.schema import (
+from zenbrain._memory.embedding import DIMENSION_KEY, MODEL_KEY
+from zenbrain._storage import claims
+from zenbrain._storage.indexes import IndexedText, IndexedVector
+from zenbrain._storage.records import content_hash, indexed_text, new_memory_id
+from zenbrain._storage.schema import (
     consolidation_links,
     core_blocks,
     entities,
@@ -45,12 +42,15 @@ from zenbrain.storage.schema import (
     procedures,
     sessions,
 )
-from zenbrain.storage.timestamps import to_db
-from zenbrain.storage.writes import insert_many
+from zenbrain._storage.timestamps import to_db
+from zenbrain._storage.writes import insert_many
+from zenbrain.errors import InvalidInputError, ProviderError
+from zenbrain.exchange._archive_format import OPTIONAL_COLUMNS
+from zenbrain.exchange._archive_read import ArchiveContent, read_archive
 from zenbrain.text import tokenize
 
 if TYPE_CHECKING:
-    from zenbrain.coordinator import MemoryCoordinator
+    from zenbrain._coordinator import MemoryCoordinator
 
 __all__ = ["ImportReport", "import_archive", "restore"]
 
@@ -196,7 +196,7 @@ class _Plan:
             return self.content.vectors
         if self.vectors != "embedded":
             return {}
-        from zenbrain.memory.embedding import to_unit_matrix
+        from zenbrain._memory.embedding import to_unit_matrix
 
         provider = self.memory.embedder
         assert provider is not None

@@ -8,20 +8,20 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from zenbrain._algorithms.emotional import emotional_weight
+from zenbrain._storage.records import new_memory_id
 from zenbrain._validation import (
     check_content,
     check_metadata,
     check_optional_text,
     check_storable,
 )
-from zenbrain.algorithms.emotional import emotional_weight
 from zenbrain.errors import InvalidInputError
 from zenbrain.exchange._archive_read import ArchiveContent
 from zenbrain.exchange._fields import parse_time
 from zenbrain.layers import validate_label
 from zenbrain.layers._cross_context import entity_key, extract_entities
 from zenbrain.layers._semantic import DEFAULT_FACT_CONFIDENCE, first_schedule
-from zenbrain.storage.records import new_memory_id
 
 __all__ = ["Builder", "foreign_time"]
 

@@ -19,7 +19,7 @@ from zenbrain.exchange._mcp_memory import looks_like_mcp_memory, read_mcp_memory
 from zenbrain.exchange._mem0 import looks_like_mem0, read_mem0
 
 if TYPE_CHECKING:
-    from zenbrain.coordinator import MemoryCoordinator
+    from zenbrain._coordinator import MemoryCoordinator
 
 __all__ = ["detect_format", "import_file"]
 Progress = Callable[[int, int], object]

@@ -28,14 +28,14 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select
 
 import zenbrain
+from zenbrain._storage.reads import pages_by_key
+from zenbrain._storage.schema import consolidation_links, interactions, sessions
 from zenbrain.errors import InvalidInputError
 from zenbrain.exchange._archive_export import ExportReport, memory_line, memory_query
 from zenbrain.exchange._fields import time_text
-from zenbrain.storage.reads import pages_by_key
-from zenbrain.storage.schema import consolidation_links, interactions, sessions
 
 if TYPE_CHECKING:
-    from zenbrain.coordinator import MemoryCoordinator
+    from zenbrain._coordinator import MemoryCoordinator
 
 __all__ = ["export_okf"]
 

@@ -15,7 +15,7 @@ from zenbrain.errors import InvalidInputError
 from zenbrain.layers import validate_label
 
 if TYPE_CHECKING:
-    from zenbrain.coordinator import MemoryCoordinator
+    from zenbrain._coordinator import MemoryCoordinator
     from zenbrain.types import RecallResult
 
 __all__ = ["ROW_FIELDS", "export_row", "export_rows", "read_rows", "split_import", "write_csv"]

@@ -1,7 +1,7 @@
 """Episodic memory: experiences, weighted by how much they moved the user.
 
 A memory's emotional weight (0..1) is given by the caller or estimated from its text by the
-lexicon of :mod:`zenbrain.algorithms.emotional` (English and German). Stored without a
+lexicon of :mod:`zenbrain._algorithms.emotional` (English and German). Stored without a
 layer, a memory weighing more than :data:`EPISODE_WEIGHT_THRESHOLD` is an episode (see
 :mod:`zenbrain.layers._routing`). ``consolidate()`` turns each of the
 :data:`CONSOLIDATION_BATCH` most recent episodes weighing more than
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from zenbrain.algorithms.emotional import emotional_weight
+from zenbrain._algorithms.emotional import emotional_weight
 
 __all__ = [
     "CONSOLIDATION_BATCH",

@@ -21,7 +21,7 @@ from typing import Any, Final, Literal, cast
 
 from fsrs import Card, Rating, Scheduler
 
-from zenbrain.algorithms.similarity import detect_negation, strip_negation
+from zenbrain._algorithms.similarity import detect_negation, strip_negation
 from zenbrain.text import tokenize
 
 __all__ = [

@@ -66,7 +66,7 @@ own calls."""
 CLAIMS_VERSION = 1
 """The version of what the rules read from a text. Raise it with any change to the rules that
 changes the claims of some text: every store then reads its claims again when opened
-(:func:`zenbrain.storage.migrations.migrate`), so its claim index agrees with the rules."""
+(:func:`zenbrain._storage.migrations.migrate`), so its claim index agrees with the rules."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +210,7 @@ def states_change(text: str) -> bool:
     """Whether ``text`` says that something changed and gives a value: a word of change
     ("now", "increased", "rescheduled", "jetzt", "verschoben") and a number in one
     sentence. Recall lets such a newer memory about the same thing rank above an older one
-    on weaker word overlap (:mod:`zenbrain.memory.validity`); nothing is closed by it, so
+    on weaker word overlap (:mod:`zenbrain._memory.validity`); nothing is closed by it, so
     questions and hypotheticals count too (an agent's user asks "can you update it to 1,200
     calls a day?")."""
     if not has_digit(text):

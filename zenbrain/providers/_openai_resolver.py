@@ -4,7 +4,7 @@ same thing, and answers with the numbers of those the new one makes outdated.
 
 Its answer is checked, never trusted: anything but a JSON list of the candidates' numbers is
 refused (:class:`~zenbrain.errors.ProviderError`), and the store then goes ahead with the
-deterministic rules (:mod:`zenbrain.memory.supersede`)."""
+deterministic rules (:mod:`zenbrain._memory.supersede`)."""
 
 from __future__ import annotations
 

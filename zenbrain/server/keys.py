@@ -7,8 +7,8 @@ server's one door to the key table."""
 from __future__ import annotations
 
 from zenbrain import MemoryCoordinator
-from zenbrain.storage import api_keys as _api_keys
-from zenbrain.storage.api_keys import ApiKey
+from zenbrain._storage import api_keys as _api_keys
+from zenbrain._storage.api_keys import ApiKey
 
 __all__ = ["ApiKey", "active_key_count", "add_key", "list_keys", "revoke_key", "verify_token"]
 

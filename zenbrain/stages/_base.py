@@ -53,10 +53,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.sql.selectable import TypedReturnsRows
 
+from zenbrain._storage.dialect import upsert_insert
+from zenbrain._storage.schema import keyed_namespace_filter, memories
+from zenbrain._storage.writes import insert_many
 from zenbrain.errors import StorageError
-from zenbrain.storage.dialect import upsert_insert
-from zenbrain.storage.schema import keyed_namespace_filter, memories
-from zenbrain.storage.writes import insert_many
 from zenbrain.types import RecallResult
 
 __all__ = [

@@ -8,7 +8,7 @@ contradicts when exactly one of the two is negated and the similarity is 0.5 or 
 Both directions are stored in ``zb_fact_relations`` with the similarity as weight; nothing
 is overwritten or deleted. The confidence each fact had when it was first related is kept
 as its prior (``zb_fact_priors``); then the beliefs of the connected facts (up to 200) are
-recomputed from those priors by :func:`zenbrain.algorithms.bayesian.propagate_confidence`
+recomputed from those priors by :func:`zenbrain._algorithms.bayesian.propagate_confidence`
 and written to the facts' ``confidence``. On recall each related fact carries the ids of
 its counterparts in ``notes["contradicts"]`` and ``notes["supported_by"]``.
 """
@@ -20,9 +20,11 @@ from typing import Final
 
 from sqlalchemy import delete, or_, select, update
 
+from zenbrain._algorithms.bayesian import Relation, propagate_confidence
+from zenbrain._algorithms.similarity import strip_negation
+from zenbrain._storage.schema import fact_priors, fact_relations, memories
+from zenbrain._storage.timestamps import to_db
 from zenbrain._validation import check_int, check_positive_fraction
-from zenbrain.algorithms.bayesian import Relation, propagate_confidence
-from zenbrain.algorithms.similarity import strip_negation
 from zenbrain.layers._semantic import (
     CONTRADICTION_THRESHOLD,
     DEFAULT_FACT_CONFIDENCE,
@@ -39,8 +41,6 @@ from zenbrain.stages._base import (
     upsert,
     with_notes,
 )
-from zenbrain.storage.schema import fact_priors, fact_relations, memories
-from zenbrain.storage.timestamps import to_db
 from zenbrain.text import tokenize
 from zenbrain.types import RecallResult
 

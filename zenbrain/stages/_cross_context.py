@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection, and_, bindparam, delete, func, or_, select
 
+from zenbrain._storage.schema import entities, entity_links, entity_mentions, memories
+from zenbrain._storage.timestamps import to_db
 from zenbrain._validation import check_positive_fraction
 from zenbrain.layers._cross_context import (
     FOLLOW_WEIGHT,
@@ -45,8 +47,6 @@ from zenbrain.stages._base import (
     upsert,
     with_notes,
 )
-from zenbrain.storage.schema import entities, entity_links, entity_mentions, memories
-from zenbrain.storage.timestamps import to_db
 from zenbrain.types import SEARCHED_LAYERS, RecallResult
 
 __all__ = ["CrossContextStage", "MergeCandidate", "merge_candidates"]

@@ -2,16 +2,16 @@
 
 - After each recall, every pair among the first ``coactivation_size`` scored long-term
   results (episodes, facts, procedures) strengthens its edge with the bounded Hebbian rule
-  (:func:`zenbrain.algorithms.hebbian.strengthen`; a new edge starts at 1.0 and becomes
+  (:func:`zenbrain._algorithms.hebbian.strengthen`; a new edge starts at 1.0 and becomes
   1.09). Edges live in ``zb_memory_edges``, one row per unordered pair.
 - During recall, activation spreads from the matched memories over the graph: personalised
-  PageRank (:mod:`zenbrain.algorithms.pagerank`) restarting at the first
+  PageRank (:mod:`zenbrain._algorithms.pagerank`) restarting at the first
   ``seeds`` matches, weighted by their scores, over their neighbourhood up to two hops.
   A neighbour that did not match gets the score
   ``spread_weight * best score * min(1, its PageRank / the best seed's PageRank)`` and
   ``notes["via"] = "graph"``; matched memories keep their scores.
 - Each consolidation decays every edge by 2 % per day since its last decay
-  (:func:`zenbrain.algorithms.hebbian.decay`) and deletes those that fall below 0.1; the
+  (:func:`zenbrain._algorithms.hebbian.decay`) and deletes those that fall below 0.1; the
   count is reported as ``pruned``.
 """
 
@@ -23,10 +23,12 @@ from typing import Final
 
 from sqlalchemy import delete, or_, select, update
 
+from zenbrain._algorithms.hebbian import NEUTRAL_WEIGHT, decay, strengthen
+from zenbrain._algorithms.hebbian import generate_pairs as hebbian_pairs
+from zenbrain._algorithms.pagerank import personalized_pagerank, undirected_to_directed
+from zenbrain._storage.schema import memory_edges
+from zenbrain._storage.timestamps import to_db
 from zenbrain._validation import check_int, check_positive_fraction
-from zenbrain.algorithms.hebbian import NEUTRAL_WEIGHT, decay, strengthen
-from zenbrain.algorithms.hebbian import generate_pairs as hebbian_pairs
-from zenbrain.algorithms.pagerank import personalized_pagerank, undirected_to_directed
 from zenbrain.stages._base import (
     RecallRequest,
     Stage,
@@ -36,8 +38,6 @@ from zenbrain.stages._base import (
     upsert,
     with_notes,
 )
-from zenbrain.storage.schema import memory_edges
-from zenbrain.storage.timestamps import to_db
 from zenbrain.types import SEARCHED_LAYERS, RecallResult
 
 __all__ = ["MemoryGraphStage"]

@@ -2,9 +2,9 @@
 
 Each consolidation looks at the ``pool`` most recently updated facts that were not replayed
 in the last ``min_interval`` (one "night"), picks up to ``limit`` of them by replay
-priority (:func:`zenbrain.algorithms.sleep_consolidation.select_for_replay`: frequently
+priority (:func:`zenbrain._algorithms.sleep_consolidation.select_for_replay`: frequently
 accessed, emotional, recently used and still fragile facts first) and replays them
-(:func:`~zenbrain.algorithms.sleep_consolidation.replay`): the FSRS stability of each grows
+(:func:`~zenbrain._algorithms.sleep_consolidation.replay`): the FSRS stability of each grows
 by 1.5 (1.8 for an emotional fact), capped at 365 days. The next review moves out
 accordingly (:func:`zenbrain.layers._semantic.after_replay`): FSRS schedules a review when
 retrievability falls to 90 %, which is ``stability`` days after the last review; a due date
@@ -20,17 +20,17 @@ from typing import Final
 
 from sqlalchemy import delete, select, update
 
-from zenbrain._validation import check_duration, check_int
-from zenbrain.algorithms.sleep_consolidation import (
+from zenbrain._algorithms.sleep_consolidation import (
     MAX_REPLAYS,
     ReplayCandidate,
     replay,
     select_for_replay,
 )
+from zenbrain._storage.schema import fact_replays, facts, memories
+from zenbrain._storage.timestamps import to_db
+from zenbrain._validation import check_duration, check_int
 from zenbrain.layers._semantic import after_replay
 from zenbrain.stages._base import Stage, StageConnection, StageScope, upsert
-from zenbrain.storage.schema import fact_replays, facts, memories
-from zenbrain.storage.timestamps import to_db
 
 __all__ = ["SleepReplayStage"]
 

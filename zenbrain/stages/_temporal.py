@@ -1,8 +1,8 @@
 """Temporal routing: "before / after / first / last" questions ordered by the memories' time.
 
 The query's temporal cues are detected by
-:func:`zenbrain.algorithms.temporal_routing.detect_temporal_routes` and
-:func:`~zenbrain.algorithms.temporal_routing.relative_direction` (English and German).
+:func:`zenbrain._algorithms.temporal_routing.detect_temporal_routes` and
+:func:`~zenbrain._algorithms.temporal_routing.relative_direction` (English and German).
 Only the *relative* route changes recall, using each memory's ``created_at``:
 
 - "before X" / "after X" (bevor, nachdem, vorher, danach, zuvor): the anchor is the match
@@ -26,13 +26,15 @@ from datetime import UTC, datetime
 
 from sqlalchemy import select
 
-from zenbrain._validation import check_int, check_positive_fraction
-from zenbrain.algorithms.temporal_routing import (
+from zenbrain._algorithms.temporal_routing import (
     RelativeDirection,
     detect_temporal_routes,
     relative_direction,
 )
-from zenbrain.ranking import lexical_score
+from zenbrain._ranking import lexical_score
+from zenbrain._storage.schema import memories
+from zenbrain._storage.timestamps import to_db
+from zenbrain._validation import check_int, check_positive_fraction
 from zenbrain.stages._base import (
     RecallRequest,
     Stage,
@@ -41,8 +43,6 @@ from zenbrain.stages._base import (
     pks_of,
     with_notes,
 )
-from zenbrain.storage.schema import memories
-from zenbrain.storage.timestamps import to_db
 from zenbrain.text import content_tokens, tokenize
 from zenbrain.types import SEARCHED_LAYERS, RecallResult
 

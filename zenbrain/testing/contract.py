@@ -32,7 +32,7 @@ from itertools import pairwise
 
 import pytest
 
-from zenbrain.coordinator import MemoryCoordinator
+from zenbrain._coordinator import MemoryCoordinator
 from zenbrain.errors import InvalidInputError, UnknownLayerError
 
 __all__ = ["StorageContract"]

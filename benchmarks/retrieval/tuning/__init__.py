@@ -1,7 +1,7 @@
 """Where zenbrain's recall defaults come from: every candidate value scored on every dataset.
 
-The functions under test are zenbrain's own (:func:`zenbrain.ranking.lexical_score`,
-:func:`zenbrain.ranking.fuse`, :func:`zenbrain.ranking.semantic_score`, the tokenizer of
+The functions under test are zenbrain's own (:func:`zenbrain._ranking.lexical_score`,
+:func:`zenbrain._ranking.fuse`, :func:`zenbrain._ranking.semantic_score`, the tokenizer of
 :mod:`zenbrain.text` with each stemmer); only the store around them is replaced by an
 in-memory index of each haystack (:mod:`~benchmarks.retrieval.tuning.lexical`), so a grid of
 variants (:mod:`~benchmarks.retrieval.tuning.variants`) runs in minutes. The rule for a

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchmarks.retrieval.tuning.lexical import best_first
-from zenbrain import ranking
+from zenbrain import _ranking as ranking
 
 __all__ = ["FusionVariant"]
 

@@ -14,7 +14,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from zenbrain import ranking
+from zenbrain import _ranking as ranking
 from zenbrain.text import STOPWORDS, stem, words
 
 __all__ = [
@@ -84,7 +84,7 @@ def uncapped_score(
     variant: LexicalVariant,
 ) -> float:
     """Plain BM25 divided by its supremum ``(k1 + 1) * sum(idf)`` (the alternative to the
-    per-term cap of :func:`zenbrain.ranking.lexical_score`), plus the same proximity."""
+    per-term cap of :func:`zenbrain._ranking.lexical_score`), plus the same proximity."""
     distinct = list(dict.fromkeys(query_terms))
     attainable = sum(weights.get(t, 0.0) for t in distinct) * (variant.k1 + 1)
     counts = Counter(doc_terms)
@@ -149,7 +149,7 @@ class Index:
     def with_neighbours(
         self, scores: Mapping[int, float], weight: float, gap: timedelta
     ) -> dict[int, float]:
-        """:func:`zenbrain.ranking.with_neighbours` over these candidates, memories stored in
+        """:func:`zenbrain._ranking.with_neighbours` over these candidates, memories stored in
         haystack order (so a memory's key is its position) at their turn's time."""
         if weight <= 0 or not scores:
             return dict(scores)

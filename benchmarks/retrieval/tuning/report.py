@@ -16,7 +16,7 @@ SECTION_HEADING = "## Recall: how the defaults were chosen"
 # What the tables decided, and why (the tables are regenerated; these readings are checked
 # against them when a default changes).
 LEXICAL_NOTES = """\
-Readings (the defaults in `zenbrain/ranking.py` cite this table):
+Readings (the defaults in `zenbrain/_ranking.py` cite this table):
 
 - **Conversation neighbours** (memories stored one right after the other, no more than 30
   minutes apart, lend each other relevance: `s + w * n * (1 - s)`, `n` the better
@@ -107,7 +107,7 @@ def markdown(run: TuningRun, command: str) -> str:
     )
     return (
         f"{SECTION_HEADING}\n\n"
-        "Each constant of `zenbrain/ranking.py` and `zenbrain/text.py` is chosen here, on all "
+        "Each constant of `zenbrain/_ranking.py` and `zenbrain/text.py` is chosen here, on all "
         "datasets of the recall benchmark at once, never on one. The scoring functions are "
         "zenbrain's own; the store around them is an in-memory index per haystack that "
         f"does what recall does for `limit=10`: the top {POOL} memories by plain BM25 (the "
