@@ -367,3 +367,27 @@ def test_a_replaced_memory_fills_in_after_the_current_one(timed: MemoryCoordinat
     assert (timed.get(nurse) or pytest.fail()).superseded_by == teacher
     ids = [r.id for r in timed.recall("What is my job?")]
     assert ids.index(teacher) < ids.index(nurse)
+
+
+def test_a_question_about_what_was_said_then_keeps_the_turn_that_said_it(
+    timed: MemoryCoordinator, clock: _Clock
+) -> None:
+    """The newer-first step answers "what is X now". A question about what was said then
+    (past tense) is answered by the memory that says it; a much longer newer memory that
+    shares the words does not pass the one that matches (docs/benchmarks.md, "Why BEAM's
+    sessions rank low"). Both orders were the other way round before."""
+    said = timed.store("We chose the blue logo for the harbour app.", layer="episodic")
+    backup = timed.store("Anna said the backup of the billing database runs at two.")
+    clock.moment = OCTOBER
+    timed.store(
+        "The harbour app logo drafts came back today: more colours for the logo.",
+        layer="episodic",
+    )
+    timed.store(
+        "Anna asked again about the billing database backup window and the disks, the "
+        "replicas, the monitoring, the alerts, the runbooks, the staging copies, the "
+        "retention rules and the on-call rota for the whole quarter ahead."
+    )
+    asked = timed.recall("Which logo did we choose for the harbour app?", layers=["episodic"])
+    assert asked[0].id == said
+    assert timed.recall("billing database backup")[0].id == backup

@@ -37,7 +37,7 @@ from zenbrain._memory.results import to_result
 from zenbrain._memory.scope import MemoryScope
 from zenbrain._storage import validity as storage
 from zenbrain.layers._supersession import states_change
-from zenbrain.layers._time_expressions import TimeRange, time_range_in
+from zenbrain.layers._time_expressions import TimeRange, asks_about_the_past, time_range_in
 from zenbrain.operations import RecallQuery
 from zenbrain.text import content_tokens, tokenize, words
 from zenbrain.types import RecallResult
@@ -118,7 +118,9 @@ def options_of(q: RecallQuery, now: datetime) -> ValidityOptions:
     """A recall's validity options; without ``time_range`` the time named in the question
     (if any), resolved against ``as_of`` or ``now`` (the coordinator's clock), is used."""
     span = q.time_range or time_range_in(q.query, q.as_of or now)
-    asks_earliest = not _EARLIEST.isdisjoint(words(q.query))
+    # A question about the earliest, or about what was said then (past tense, nothing
+    # current named), is answered by the memory that says it, not by the newest.
+    asks_earliest = not _EARLIEST.isdisjoint(words(q.query)) or asks_about_the_past(q.query)
     return ValidityOptions(
         q.current_only, q.as_of, span, tuple(tokenize(q.query)), not asks_earliest
     )
@@ -249,6 +251,13 @@ def _matched_words(result: RecallResult, terms: set[str]) -> frozenset[str]:
     return words
 
 
+#: A newer result passes an older one only when it is at most this many times as long: in a
+#: long chat about one project almost every long turn shares the question's words, and the
+#: newest ones would push the best matches out (docs/benchmarks.md, "Recall on long
+#: conversations": BEAM's session recall@5 0.387 -> 0.508, latest-first unchanged).
+NEWER_LENGTH = 2
+
+
 def _newer_first(results: list[RecallResult], terms: set[str]) -> list[RecallResult]:
     """A newer result about the same thing as an older one ranked above it (and scoring at
     least :data:`NEWER_SHARE` of its score) moves just above it, taking its score; the
@@ -269,6 +278,7 @@ def _newer_first(results: list[RecallResult], terms: set[str]) -> list[RecallRes
                     and other.score > 0
                     and result.score >= other.score * NEWER_SHARE
                     and _time(result) > _time(other)
+                    and len(result.content) <= NEWER_LENGTH * len(other.content)
                     and moving.answers_same_as(other_words)
                 ):
                     spot = position
