@@ -50,15 +50,16 @@ def _wire_time(name: str, value: object) -> object:
 
 
 def _build(cls: type[_Value], first: str, value: object, options: Mapping[str, Any]) -> _Value:
-    """``cls(value, **options)`` with an unknown option refused by name (not a TypeError)."""
-    if isinstance(value, cls):
-        return dataclasses.replace(value, **options) if options else value
+    """``cls(value, **options)``, or ``value`` (already one) with ``options`` replacing its
+    fields; an unknown option is refused by name (not a TypeError) either way."""
     unknown = sorted(set(options) - cls._names - {first})
     if unknown:
         raise InvalidInputError(
             f"unknown {cls.__name__} field(s) {', '.join(map(repr, unknown))}; allowed: "
             f"{', '.join(sorted(cls._names))}"
         )
+    if isinstance(value, cls):
+        return dataclasses.replace(value, **options) if options else value
     return cls(value, **options)  # type: ignore[arg-type]
 
 

@@ -66,6 +66,11 @@ def test_a_rejected_value_changes_nothing(store_location: str) -> None:
             memory.store_many(["fine", {"content": "bad", "emotional_weight": 2}])
         with pytest.raises(InvalidInputError):
             memory.store("x", bogus=1)  # type: ignore[call-arg]
+        # A value passed whole with options replacing its fields: the same refusal.
+        with pytest.raises(InvalidInputError, match="'bogus'"):
+            memory.store(StoreItem("x"), bogus=1)  # type: ignore[call-arg]
+        with pytest.raises(InvalidInputError, match="'limt'"):
+            memory.recall(RecallQuery("tea"), limt=3)  # type: ignore[call-arg]
         assert [r.content for r in memory.find()] == ["Anna prefers tea."]
 
 
