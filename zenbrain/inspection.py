@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from zenbrain._memory import forget
 from zenbrain._memory import inspection as _inspection
 from zenbrain.types import ForgetResult
 
@@ -39,7 +40,7 @@ def provenance(memory: MemoryCoordinator, memory_id: str) -> dict[str, Any] | No
 
 def forget_preview(memory: MemoryCoordinator, memory_id: str, layer: str) -> ForgetResult:
     """What ``memory.forget(memory_id, layer)`` would delete, deleting nothing."""
-    return _inspection.forget_preview(memory._scope, memory_id, layer)
+    return forget.preview(memory._scope, memory_id, layer)
 
 
 def promotable_episodes(memory: MemoryCoordinator) -> list[str]:

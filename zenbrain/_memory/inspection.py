@@ -7,15 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from zenbrain._memory import forget
 from zenbrain._memory.scope import MemoryScope
 from zenbrain._storage.timestamps import from_db
 from zenbrain.layers._episodic import CONSOLIDATION_BATCH, CONSOLIDATION_WEIGHT
-from zenbrain.types import ForgetResult
 
 __all__ = [
     "consolidation_links_of",
-    "forget_preview",
     "promotable_episodes",
     "provenance",
 ]
@@ -64,9 +61,3 @@ def provenance(scope: MemoryScope, memory_id: str) -> dict[str, Any] | None:
         **links,
         "review": card,
     }
-
-
-def forget_preview(scope: MemoryScope, memory_id: str, layer: str) -> ForgetResult:
-    """What :meth:`~zenbrain.MemoryCoordinator.forget` would delete, without deleting:
-    ``forgotten`` says whether the memory exists (the plan forget itself carries out)."""
-    return forget.preview(scope, memory_id, layer)

@@ -16,6 +16,7 @@ from zenbrain.operations import StoreItem
 __all__ = [
     "MAX_BATCH",
     "batch_items",
+    "batch_schema",
     "body_schema",
     "object_body",
     "split_off",
@@ -24,15 +25,37 @@ __all__ = [
 MAX_BATCH = 100_000  # memories in one batch request
 
 
-def body_schema(value: type[Any], **extra: Any) -> dict[str, Any]:
-    """``openapi_extra`` publishing ``value``'s JSON Schema as a route's request body;
-    ``extra`` adds properties (a replace's ``match``, for one)."""
+def _value_schema(value: type[Any], **extra: Any) -> dict[str, Any]:
+    """``value``'s JSON Schema as a closed object; ``extra`` adds properties."""
     schema = TypeAdapter(value).json_schema(ref_template="#/components/schemas/{model}")
     schema.pop("description", None)
     schema["properties"].update(extra)
     schema["additionalProperties"] = False
-    content = {"application/json": {"schema": schema}}
-    return {"requestBody": {"required": True, "content": content}}
+    return schema
+
+
+def _request_body(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
+
+
+def body_schema(value: type[Any], **extra: Any) -> dict[str, Any]:
+    """``openapi_extra`` publishing ``value``'s JSON Schema as a route's request body;
+    ``extra`` adds properties (a replace's ``match``, for one)."""
+    return _request_body(_value_schema(value, **extra))
+
+
+def batch_schema() -> dict[str, Any]:
+    """``openapi_extra`` of a batch: ``{"items": [...]}``, each a string or a store body."""
+    item = {"anyOf": [{"type": "string"}, _value_schema(StoreItem)]}
+    items = {"type": "array", "items": item}
+    return _request_body(
+        {
+            "type": "object",
+            "properties": {"items": items},
+            "required": ["items"],
+            "additionalProperties": False,
+        }
+    )
 
 
 def object_body(body: object) -> dict[str, Any]:

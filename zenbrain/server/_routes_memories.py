@@ -10,7 +10,7 @@ from fastapi import APIRouter, Body, Path, Query, Request
 from zenbrain import inspection
 from zenbrain.operations import RecallQuery, StoreItem
 from zenbrain.server._access import Memory, check_subtree_allowed
-from zenbrain.server._bodies import batch_items, body_schema, split_off
+from zenbrain.server._bodies import batch_items, batch_schema, body_schema, split_off
 from zenbrain.server._models import (
     EditRequest,
     EmbeddedResponse,
@@ -33,33 +33,7 @@ MemoryId = Annotated[str, Path(max_length=200, description="A memory's id.")]
 # A JSON body read by the library's own value (zenbrain.server._bodies), not by a model.
 JsonBody = Annotated[Any, Body()]
 _STORE_BODY = body_schema(StoreItem)
-_BATCH_BODY = {
-    "requestBody": {
-        "required": True,
-        "content": {
-            "application/json": {
-                "schema": {
-                    "type": "object",
-                    "properties": {
-                        "items": {
-                            "type": "array",
-                            "items": {
-                                "anyOf": [
-                                    {"type": "string"},
-                                    _STORE_BODY["requestBody"]["content"]["application/json"][
-                                        "schema"
-                                    ],
-                                ]
-                            },
-                        }
-                    },
-                    "required": ["items"],
-                    "additionalProperties": False,
-                }
-            }
-        },
-    }
-}
+_BATCH_BODY = batch_schema()
 
 
 def _not_found(memory_id: str, namespace: str) -> NotFound:
