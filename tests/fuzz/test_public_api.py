@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import typing
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -127,6 +128,8 @@ GOOD: dict[str, st.SearchStrategy[Any]] = {
     "subtree": st.booleans(),
     "supersedes": st.lists(st.sampled_from(["no-such-id", ""]), max_size=2),
     "current_only": st.booleans(),
+    "explain": st.booleans(),
+    "conversation": st.sampled_from([None, "standup", "chat-7"]),
     "as_of": st.datetimes(
         min_value=datetime(2000, 1, 1), max_value=datetime(2030, 1, 1), timezones=st.just(UTC)
     ),
@@ -153,24 +156,23 @@ def _turns() -> st.SearchStrategy[Any]:
     return st.lists(turn, max_size=3)
 
 
+STORE_OPTIONS = (
+    "layer",
+    "context",
+    "emotional_weight",
+    "confidence",
+    "source",
+    "steps",
+    "tools",
+    "outcome",
+    "metadata",
+    "created_at",
+    "supersedes",
+    "conversation",
+)
 # method -> (required parameters, optional parameters); the async twins share these.
 SPECS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "store": (
-        ("content",),
-        (
-            "layer",
-            "context",
-            "emotional_weight",
-            "confidence",
-            "source",
-            "steps",
-            "tools",
-            "outcome",
-            "metadata",
-            "created_at",
-            "supersedes",
-        ),
-    ),
+    "store": (("content",), STORE_OPTIONS),
     "store_many": (("items",), ("progress",)),
     "recall": (
         ("query",),
@@ -186,6 +188,7 @@ SPECS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "current_only",
             "as_of",
             "time_range",
+            "explain",
         ),
     ),
     "forget": (("id", "layer"), ()),
@@ -210,8 +213,8 @@ SPECS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "bulk_load": ((), ("parallel_workers", "maintenance_work_mem")),
     "for_namespace": (("namespace",), ()),
     "find": ((), ("metadata", "layers", "limit", "offset", "subtree")),
-    "replace": (("match", "content"), ("layer", "context", "metadata")),
-    "update": (("id", "content"), ("layer", "context", "metadata")),
+    "replace": (("match", "content"), STORE_OPTIONS),
+    "update": (("id", "content"), STORE_OPTIONS),
     "history": (("id",), ()),
     "namespaces": ((), ("prefix",)),
     "drop_namespace": ((), ()),
@@ -219,35 +222,6 @@ SPECS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 # Not driven: close() ends the test's store; the context-manager dunders call close().
 NOT_DRIVEN = {"close"}
-# Parameters that are keyword-only in the API (the rest are passed positionally).
-KEYWORD_ONLY = {
-    "layer",
-    "context",
-    "emotional_weight",
-    "confidence",
-    "source",
-    "steps",
-    "tools",
-    "outcome",
-    "metadata",
-    "created_at",
-    "layers",
-    "limit",
-    "min_score",
-    "min_confidence",
-    "core",
-    "where",
-    "session_id",
-    "remember",
-    "offset",
-    "progress",
-    "batch_size",
-    "subtree",
-    "supersedes",
-    "current_only",
-    "as_of",
-    "time_range",
-}
 
 
 def public_methods() -> set[str]:
@@ -267,14 +241,21 @@ def test_every_public_method_is_driven() -> None:
 
 
 def test_every_public_parameter_is_driven() -> None:
-    """A new keyword must be added to SPECS too, or hostile values would never reach it."""
+    """A new keyword must be added to SPECS too, or hostile values would never reach it:
+    ``**options`` counts as the fields of the TypedDict it is typed by (RecallOptions,
+    StoreOptions)."""
     for method, (required, optional) in SPECS.items():
-        parameters = inspect.signature(getattr(MemoryCoordinator, method)).parameters
+        function = getattr(MemoryCoordinator, method)
+        parameters = inspect.signature(function).parameters
         named = {
             name
             for name, parameter in parameters.items()
             if name != "self" and parameter.kind is not inspect.Parameter.VAR_KEYWORD
         }
+        for name, parameter in parameters.items():
+            if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+                (options,) = typing.get_args(typing.get_type_hints(function)[name])
+                named |= set(typing.get_type_hints(options))
         assert named <= {*required, *optional}, method
 
 
@@ -307,8 +288,15 @@ def _value(data: st.DataObject, name: str, ids: list[str], tmp: str, *, bad: boo
 
 def _call(memory: MemoryCoordinator, method: str, args: dict[str, Any]) -> Callable[[], object]:
     function = getattr(memory, method)
-    positional = [value for key, value in args.items() if key not in KEYWORD_ONLY]
-    keywords = {key: value for key, value in args.items() if key in KEYWORD_ONLY}
+    # Parameters named before any keyword-only one are passed by position, the rest (the
+    # keyword-only ones and what **options takes) by name, as callers write them.
+    by_position = {
+        name
+        for name, parameter in inspect.signature(function).parameters.items()
+        if parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD)
+    }
+    positional = [value for key, value in args.items() if key in by_position]
+    keywords = {key: value for key, value in args.items() if key not in by_position}
     if method == "bulk_load":  # a context manager: drive the drop and the rebuild too
         return lambda: _enter_and_leave(function(*positional, **keywords))
     return lambda: function(*positional, **keywords)
