@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
 from zenbrain._coordinator import MemoryCoordinator
 from zenbrain._storage.api_keys import add_key
@@ -205,3 +205,20 @@ def test_the_entity_graph_links_an_entity_across_contexts(
     expect(linked).to_have_count(1)
     expect(linked).to_contain_text("similarity 1.000")
     snapshot(page, "entities")
+
+
+def test_a_slow_view_does_not_draw_over_the_tab_opened_after_it(server: str, page: Page) -> None:
+    # Browse's request is held until the user has opened another tab; when it answers, the
+    # tab asked for last stays on screen (before, browse drew itself over it).
+    held: list[Route] = []
+    page.route("**/v1/find*", lambda route: route.continue_() if held else held.append(route))
+    page.goto(f"{server}/#/browse")
+    page.wait_for_function("() => document.getElementById('status').textContent === 'Loading…'")
+    page.get_by_role("link", name="Health").click()
+    page.wait_for_timeout(100)
+    assert held, "the browse request was not made"
+    held[0].continue_()
+    expect(page.get_by_role("heading", name="Health", exact=True)).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    assert page.locator("#view-title").inner_text() == "Health"
+    assert page.locator("nav a[aria-current=page]").inner_text() == "Health"

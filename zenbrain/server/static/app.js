@@ -371,7 +371,16 @@ async function entities() {
 
 // ------------------------------------------------------------------ routing
 const VIEWS = { browse, search, core: coreBlocks, review, health, entities };
-async function route() {
+// Routes run one after another, and only the newest waiting one runs: a view whose requests
+// were still in flight when the hash changed would otherwise draw itself over the newer view.
+let routing = Promise.resolve();
+let routesAsked = 0;
+function route() {
+  const asked = ++routesAsked;
+  routing = routing.then(() => (asked === routesAsked ? showRoute() : undefined));
+  return routing;
+}
+async function showRoute() {
   const hash = location.hash || "#/browse";
   const [path, query] = hash.slice(2).split("?");
   const [name, ...rest] = path.split("/");
