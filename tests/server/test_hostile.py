@@ -3,14 +3,19 @@ and changes nothing in the store."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
 import pytest
 
-from zenbrain.server import DEFAULT_MAX_BODY_BYTES
-
-Served = Any
+from tests.conftest import postgres_server
+from tests.server.conftest import Served
+from zenbrain._coordinator import MemoryCoordinator
+from zenbrain.server import DEFAULT_MAX_BODY_BYTES, create_app
+from zenbrain.testing.postgres import fresh_database
+from zenbrain.testing.server import running_server
 
 JSON = {"Content-Type": "application/json"}
 DEEP = b'{"a":' * 2000 + b"1" + b"}" * 2000
@@ -57,18 +62,45 @@ HOSTILE_BODIES: list[tuple[str, str, bytes]] = [
 ]
 
 
+@pytest.fixture(
+    scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
+def one_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Served]:
+    """One server per back end for the requests that must change nothing (a server over a
+    new store costs more than such a test): each test checks the store is as it found it."""
+    if request.param == "postgres":
+        where = fresh_database(postgres_server(request))
+    else:
+        where = _sqlite_file(tmp_path_factory)
+    with (
+        where as location,
+        MemoryCoordinator(location) as memory,
+        running_server(create_app(memory)) as url,
+    ):
+        memory.store("a memory already there, which a refused request leaves alone")
+        yield Served(url, memory)
+
+
+@contextmanager
+def _sqlite_file(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    yield str(tmp_path_factory.mktemp("hostile") / "memory.db")
+
+
 @pytest.mark.parametrize(("method", "path", "body"), HOSTILE_BODIES, ids=range(len(HOSTILE_BODIES)))
 def test_a_hostile_body_is_refused_and_changes_nothing(
-    served: Served, client: httpx.Client, method: str, path: str, body: bytes
+    one_server: Served, method: str, path: str, body: bytes
 ) -> None:
-    before = served.memory.health().to_dict()
-    answer = client.request(method, path, content=body, headers=JSON)
+    before = one_server.memory.health().to_dict()
+    with httpx.Client(base_url=one_server.url, timeout=30) as client:
+        answer = client.request(method, path, content=body, headers=JSON)
     assert 400 <= answer.status_code < 500, answer.text
     assert answer.headers["content-type"] == "application/problem+json"
     problem = answer.json()
     assert problem["status"] == answer.status_code and problem["error"].endswith("Error")
     assert "Traceback" not in answer.text
-    assert served.memory.health().to_dict() == before
+    assert one_server.memory.health().to_dict() == before
 
 
 @pytest.mark.parametrize(
@@ -88,8 +120,9 @@ def test_a_hostile_body_is_refused_and_changes_nothing(
         "/v1/no-such-route",
     ],
 )
-def test_hostile_paths_and_queries_answer_below_500(client: httpx.Client, path: str) -> None:
-    answer = client.get(path)
+def test_hostile_paths_and_queries_answer_below_500(one_server: Served, path: str) -> None:
+    with httpx.Client(base_url=one_server.url, timeout=30) as client:
+        answer = client.get(path)
     assert 400 <= answer.status_code < 500, answer.text
     assert answer.headers["content-type"] == "application/problem+json"
 

@@ -29,12 +29,27 @@ def coordinator(db_path: Path) -> Iterator[MemoryCoordinator]:
         yield memory
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+BACK_ENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(params=BACK_ENDS)
 def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh store: a SQLite file, or a new database on the test PostgreSQL server (skipped
     when the optional PostgreSQL packages are missing, unless ZENBRAIN_REQUIRE_POSTGRES=1)."""
+    yield from _location(request, tmp_path)
+
+
+@pytest.fixture(scope="module", params=BACK_ENDS)
+def module_store_location(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """As ``store_location``, one per module: for a store filled once and then only read."""
+    yield from _location(request, tmp_path_factory.mktemp("module-store"))
+
+
+def _location(request: pytest.FixtureRequest, folder: Path) -> Iterator[str]:
     if request.param == "sqlite":
-        yield str(tmp_path / "memory.db")
+        yield str(folder / "memory.db")
         return
     try:
         server = request.getfixturevalue("postgres_url")

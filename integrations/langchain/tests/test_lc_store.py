@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypedDict
 
@@ -182,24 +182,37 @@ def _keys(items: Sequence[Item]) -> list[tuple[tuple[str, ...], str]]:
     return sorted((item.namespace, item.key) for item in items)
 
 
+@pytest.fixture(scope="module")
+def many_namespaces(
+    module_store_location: str,
+) -> Iterator[tuple[InMemoryStore, ZenBrainStore]]:
+    """InMemoryStore and a ZenBrainStore (each back end) given the same puts, once for the
+    module: the searches below only read them."""
+    reference = InMemoryStore()
+    with MemoryCoordinator(module_store_location) as coordinator:
+        store = ZenBrainStore(coordinator)
+        # 60 namespaces: ("users", "u1") has siblings ("users", "u10"...) that share its start.
+        for n in range(40):
+            for target in (reference, store):
+                namespace = ("users", f"u{n}") if n % 4 else ("users", f"u{n // 4}", "notes")
+                target.put(
+                    namespace, "likes", {"text": f"likes tea {n}", "n": -n, "team": f"t{n % 3}"}
+                )
+                target.put(namespace, "rank", {"text": "rank", "n": n, "team": f"t{n % 3}"})
+                if n < 20:
+                    target.put(("teams", f"t{n}"), "size", {"text": "team size", "n": n})
+        yield reference, store
+
+
 @pytest.mark.parametrize(
     "prefix",
     [(), ("users",), ("users", "u1"), ("users", "u1", "notes"), ("teams",), ("nobody",)],
     ids=repr,
 )
 def test_search_under_a_prefix_across_many_namespaces_gives_what_inmemorystore_gives(
-    coordinator: MemoryCoordinator, prefix: tuple[str, ...]
+    many_namespaces: tuple[InMemoryStore, ZenBrainStore], prefix: tuple[str, ...]
 ) -> None:
-    reference = InMemoryStore()
-    store = ZenBrainStore(coordinator)
-    # 60 namespaces: ("users", "u1") has siblings ("users", "u10"...) that share its start.
-    for n in range(40):
-        for target in (reference, store):
-            namespace = ("users", f"u{n}") if n % 4 else ("users", f"u{n // 4}", "notes")
-            target.put(namespace, "likes", {"text": f"likes tea {n}", "n": -n, "team": f"t{n % 3}"})
-            target.put(namespace, "rank", {"text": "rank", "n": n, "team": f"t{n % 3}"})
-            if n < 20:
-                target.put(("teams", f"t{n}"), "size", {"text": "team size", "n": n})
+    reference, store = many_namespaces
     for filter_ in (None, {"team": "t1"}, {"n": {"$gte": 10}}, {"team": {"$ne": "t0"}, "n": 3}):
         expected = reference.search(prefix, filter=filter_, limit=1000)
         assert _keys(store.search(prefix, filter=filter_, limit=1000)) == _keys(expected)

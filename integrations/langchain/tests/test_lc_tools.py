@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -205,7 +206,18 @@ class _ToolSuiteSetup:
         return examples[self.tool_name]
 
 
-class TestStoreToolUnit(_ToolSuiteSetup, ToolsUnitTests):
+class _UnitSuiteSetup(_ToolSuiteSetup):
+    """The unit suite checks how a tool is built and described, which no back end changes:
+    it runs on a SQLite file only (the integration suite runs on both)."""
+
+    @pytest.fixture(autouse=True)
+    def _memory(self, tmp_path: Path) -> Iterator[None]:  # type: ignore[override]
+        with MemoryCoordinator(tmp_path / "memory.db") as self._coordinator:
+            self._stored_id = self._coordinator.store("Ada's locker code is 4711", layer="semantic")
+            yield
+
+
+class TestStoreToolUnit(_UnitSuiteSetup, ToolsUnitTests):
     tool_name: ClassVar[str] = "zenbrain_store"
 
 
@@ -213,7 +225,7 @@ class TestStoreToolIntegration(_ToolSuiteSetup, ToolsIntegrationTests):
     tool_name: ClassVar[str] = "zenbrain_store"
 
 
-class TestRecallToolUnit(_ToolSuiteSetup, ToolsUnitTests):
+class TestRecallToolUnit(_UnitSuiteSetup, ToolsUnitTests):
     tool_name: ClassVar[str] = "zenbrain_recall"
 
 
@@ -221,7 +233,7 @@ class TestRecallToolIntegration(_ToolSuiteSetup, ToolsIntegrationTests):
     tool_name: ClassVar[str] = "zenbrain_recall"
 
 
-class TestForgetToolUnit(_ToolSuiteSetup, ToolsUnitTests):
+class TestForgetToolUnit(_UnitSuiteSetup, ToolsUnitTests):
     tool_name: ClassVar[str] = "zenbrain_forget"
 
 
@@ -229,7 +241,7 @@ class TestForgetToolIntegration(_ToolSuiteSetup, ToolsIntegrationTests):
     tool_name: ClassVar[str] = "zenbrain_forget"
 
 
-class TestConsolidateToolUnit(_ToolSuiteSetup, ToolsUnitTests):
+class TestConsolidateToolUnit(_UnitSuiteSetup, ToolsUnitTests):
     tool_name: ClassVar[str] = "zenbrain_consolidate"
 
 
@@ -237,7 +249,7 @@ class TestConsolidateToolIntegration(_ToolSuiteSetup, ToolsIntegrationTests):
     tool_name: ClassVar[str] = "zenbrain_consolidate"
 
 
-class TestHealthToolUnit(_ToolSuiteSetup, ToolsUnitTests):
+class TestHealthToolUnit(_UnitSuiteSetup, ToolsUnitTests):
     tool_name: ClassVar[str] = "zenbrain_health"
 
 
@@ -246,7 +258,8 @@ class TestHealthToolIntegration(_ToolSuiteSetup, ToolsIntegrationTests):
 
 
 def test_every_tool_has_both_standard_suites() -> None:
-    suites = [cls for cls in _ToolSuiteSetup.__subclasses__() if cls.__name__.startswith("Test")]
+    setups = (*_ToolSuiteSetup.__subclasses__(), *_UnitSuiteSetup.__subclasses__())
+    suites = [cls for cls in setups if cls.__name__.startswith("Test")]
     tested = {
         (cls.tool_name, suite)
         for cls in suites
