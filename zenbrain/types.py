@@ -76,7 +76,8 @@ class ScoreParts(_ToDict):
     (BM25 with proximity over everything the recall searched), ``semantic`` (the cosine on
     0..1; None without an embedder), ``fused`` (the two combined), ``layer`` (what the
     layer's prior changed: a procedure's success rate) and ``neighbours`` (the rest of the
-    final score: conversation neighbours and the stages). ``fill_in``: a result with no
+    final score: what its conversation lent, the turns stored beside it and its other
+    matches, and the stages). ``fill_in``: a result with no
     match, shown for its layer (score 0)."""
 
     lexical: float | None

@@ -220,14 +220,13 @@ class Search:
         return keys, cosines
 
     def _name_conversations(self, conn: Connection, candidates: Sequence[Candidate]) -> None:
-        """Each candidate stored right beside another candidate names its conversation, so
-        that the neighbours step lends only within one (read for these few, at most the
-        pool: the index holds no conversations)."""
-        keys = {c.key for c in candidates if isinstance(c.key, int)}
-        beside = [c for c in candidates if isinstance(c.key, int) and keys & {c.key - 1, c.key + 1}]
-        unread = [int(c.key) for c in beside if c.key not in self.rows]
+        """Each stored candidate names its conversation, for the neighbours and the
+        conversation's evidence (read in one statement for these few, at most the pools:
+        the index holds no conversations)."""
+        stored = [c for c in candidates if isinstance(c.key, int)]
+        unread = [int(c.key) for c in stored if c.key not in self.rows]
         named = conversations_of(conn, self.repo.namespace, unread)
-        for c in beside:
+        for c in stored:
             row = self.rows.get(c.key)
             c.conversation = row.conversation if row is not None else named.get(int(c.key))
 

@@ -6,12 +6,16 @@
   one collection (IDF worked out once, for every layer).
 - :mod:`~zenbrain._ranking.function_words`: the function words weighed as a large collection
   weighs them.
-- :mod:`~zenbrain._ranking.neighbours`: turns of one conversation lending each other relevance.
+- :mod:`~zenbrain._ranking.neighbours`: turns stored one after the other lending each other
+  relevance.
+- :mod:`~zenbrain._ranking.conversation`: the turns of one named conversation lending each
+  other their best match.
 - :mod:`~zenbrain._ranking.engine`: candidates of every layer scored on that one scale, with
   the layers' priors, and ordered.
 """
 
 from zenbrain._ranking.collection import Collection
+from zenbrain._ranking.conversation import CONVERSATION_WEIGHT, with_conversation
 from zenbrain._ranking.engine import (
     CORE_PRIOR,
     Candidate,
@@ -40,6 +44,7 @@ from zenbrain._ranking.scoring import (
 __all__ = [
     "CANDIDATE_POSTINGS",
     "CONVERSATION_GAP",
+    "CONVERSATION_WEIGHT",
     "CORE_PRIOR",
     "FUNCTION_WORDS",
     "FUNCTION_WORD_WEIGHT",
@@ -61,5 +66,6 @@ __all__ = [
     "query_weights",
     "rank_candidates",
     "semantic_score",
+    "with_conversation",
     "with_neighbours",
 ]

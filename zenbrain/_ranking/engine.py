@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from zenbrain._ranking.conversation import with_conversation
 from zenbrain._ranking.neighbours import with_neighbours
 from zenbrain._ranking.scoring import fuse, semantic_score
 from zenbrain.layers._procedural import success_weighted
@@ -49,7 +50,7 @@ class Ranked:
     """A candidate's score and its parts, on the scale of the score: ``lexical`` (None
     without words in common), ``semantic`` (None without an embedder), ``fused`` (the
     two combined), ``layered`` (after the layer's prior); the rest of ``score`` is what
-    the conversation neighbours lent."""
+    the conversation lent (its neighbours and its other matches)."""
 
     score: float
     candidate: Candidate
@@ -75,7 +76,9 @@ def rank_candidates(
     stored one right after the other (consecutive keys, within the gap) lend each other
     relevance across layers, since routing may file two turns of one exchange apart; two
     memories that name their conversations lend only within the same one
-    (:func:`~zenbrain._ranking.neighbours.with_neighbours`).
+    (:func:`~zenbrain._ranking.neighbours.with_neighbours`). Then conversation evidence:
+    each memory that names a conversation gains a share of the best other match of that
+    conversation (:func:`~zenbrain._ranking.conversation.with_conversation`).
 
     ``lexical_share``: the share of the query's weight some memory holds
     (:attr:`~zenbrain._ranking.scoring.LexicalQuery.held_share`). Without an embedder each
@@ -114,6 +117,12 @@ def rank_candidates(
                 strict=True,
             )
         )
+        named = [
+            (lifted.get(c.key, p[3]), c.key, c.conversation)
+            for p, c in found
+            if c.conversation is not None
+        ]
+        lifted.update(zip([key for _, key, _ in named], with_conversation(named), strict=True))
     ranked = [
         Ranked(
             min(1.0, lifted.get(c.key, p[3])) * scale,

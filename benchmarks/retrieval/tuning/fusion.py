@@ -60,6 +60,7 @@ class FusionVariant:
     kind: str  # convex | rrf | dbsf | minmax
     weight: float = ranking.SEMANTIC_WEIGHT
     neighbours: float = ranking.NEIGHBOUR_WEIGHT  # on the fused score (0..1 kinds only)
+    conversation: float = ranking.CONVERSATION_WEIGHT  # likewise
     known_only: bool = True  # the lexical score's attainable mass: see LexicalVariant
 
     def fuse(

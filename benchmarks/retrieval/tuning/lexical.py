@@ -119,9 +119,15 @@ class Index:
     lengths: np.ndarray
     average_length: float
     times: tuple[datetime, ...] = ()  # when each memory was stored (its turn's time)
+    conversations: tuple[str | None, ...] = ()  # the conversation (session) each was told in
 
     @classmethod
-    def build(cls, docs: list[tuple[str, ...]], times: Sequence[datetime] = ()) -> Index:
+    def build(
+        cls,
+        docs: list[tuple[str, ...]],
+        times: Sequence[datetime] = (),
+        conversations: Sequence[str | None] = (),
+    ) -> Index:
         collected: dict[str, tuple[list[int], list[int]]] = {}
         for i, terms in enumerate(docs):
             for term, tf in Counter(terms).items():
@@ -134,7 +140,7 @@ class Index:
         }
         lengths = np.array([len(d) for d in docs], dtype=np.float64)
         average = float(lengths.mean()) if len(docs) else 0.0
-        return cls(docs, postings, lengths, average, tuple(times))
+        return cls(docs, postings, lengths, average, tuple(times), tuple(conversations))
 
     def weights(self, terms: Sequence[str], lucene: bool, known_only: bool) -> dict[str, float]:
         n = len(self.docs)
@@ -156,6 +162,17 @@ class Index:
         docs = list(scores)
         lifted = ranking.with_neighbours(
             [(scores[d], d, self.times[d]) for d in docs], weight=weight, gap=gap
+        )
+        return dict(zip(docs, lifted, strict=True))
+
+    def with_conversation(self, scores: Mapping[int, float], weight: float) -> dict[int, float]:
+        """:func:`zenbrain._ranking.with_conversation` over these candidates: each memory
+        of a named conversation (its session) lent that conversation's best other match."""
+        if weight <= 0 or not scores or not self.conversations:
+            return dict(scores)
+        docs = list(scores)
+        lifted = ranking.with_conversation(
+            [(scores[d], d, self.conversations[d]) for d in docs], weight=weight
         )
         return dict(zip(docs, lifted, strict=True))
 
@@ -188,10 +205,13 @@ class LexicalVariant:
     known_only: bool = True  # False: words no memory holds count in what a query can attain
     neighbours: float = ranking.NEIGHBOUR_WEIGHT
     gap: timedelta = ranking.CONVERSATION_GAP
+    conversation: float = ranking.CONVERSATION_WEIGHT
 
     def ranked(self, index: Index, query: Sequence[str]) -> dict[int, float]:
-        """The scores recall ranks by: :meth:`score` with conversation neighbours."""
-        return index.with_neighbours(self.score(index, query), self.neighbours, self.gap)
+        """The scores recall ranks by: :meth:`score` with conversation neighbours, then
+        the conversation's evidence."""
+        lifted = index.with_neighbours(self.score(index, query), self.neighbours, self.gap)
+        return index.with_conversation(lifted, self.conversation)
 
     def score(self, index: Index, query: Sequence[str]) -> dict[int, float]:
         weights = index.weights(query, lucene=self.lucene_idf, known_only=self.known_only)

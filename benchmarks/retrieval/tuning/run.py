@@ -81,7 +81,9 @@ def _haystack_rankings(
     ceiling: float = 1.0,
 ) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
     index = Index.build(
-        [tokenize(t.text) for t in haystack.turns], [t.session_datetime for t in haystack.turns]
+        [tokenize(t.text) for t in haystack.turns],
+        [t.session_datetime for t in haystack.turns],
+        [f"session-{t.session}" for t in haystack.turns],
     )
     ids = [t.dia_id for t in haystack.turns]
     questions = haystack.scorable_questions()
@@ -109,6 +111,7 @@ def _haystack_rankings(
             fused = fusion.fuse(lexical, cosines, floor, ceiling)
             if fusion.kind in ("convex", "calibrated"):
                 fused = index.with_neighbours(fused, fusion.neighbours, chosen.gap)
+                fused = index.with_conversation(fused, fusion.conversation)
             fusion_out[fusion.name].append(
                 ([ids[d] for d in best_first(fused, DEPTH)], question.evidence)
             )
