@@ -198,7 +198,8 @@ class MemoryCoordinator:
         Fill-ins score 0 (``min_score`` > 0 drops them); ``context``, ``where`` filter
         first; ``subtree`` adds ``<namespace>.*``. Replaced memories rank below their
         replacements (``current_only``, ``as_of``, ``time_range``:
-        docs/guide/knowledge-updates.md); ``explain`` adds each score's parts."""
+        docs/guide/knowledge-updates.md); ``explain`` adds each score's parts;
+        ``per_conversation=1`` ranks conversations (one result each, by its best match)."""
         return recall.recall(self._scope, RecallQuery.of(query, options))
 
     def find(

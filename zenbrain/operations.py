@@ -103,6 +103,8 @@ class RecallQuery:
     (docs/guide/knowledge-updates.md): ``current_only`` leaves replaced memories out,
     ``as_of`` answers as of an aware moment, ``time_range`` (start, end) ranks that span
     first. ``explain`` gives each result its score in parts (:class:`~zenbrain.ScoreParts`).
+    ``per_conversation`` keeps at most that many results of one conversation (1: recall
+    ranks conversations, each by its best match); memories naming none are not limited.
     """
 
     query: str
@@ -142,6 +144,10 @@ class RecallQuery:
         default=None, metadata=_help("Rank memories of this span (start, end) first.")
     )
     explain: bool = field(default=False, metadata=_help("Give each result its score in parts."))
+    per_conversation: int | None = field(
+        default=None,
+        metadata=_help("At most this many results of one conversation (1: one per conversation)."),
+    )
 
     _names: ClassVar[frozenset[str]]
 
@@ -180,6 +186,9 @@ class RecallQuery:
                     f"time_range must end after it starts, got {start} .. {end}"
                 )
             _set(self, "time_range", (start, end))
+        if self.per_conversation is not None:
+            spread = check.check_int(self.per_conversation, "per_conversation", 1, 1000)
+            _set(self, "per_conversation", spread)
 
     @classmethod
     def of(cls, query: str | RecallQuery, options: Mapping[str, Any]) -> RecallQuery:
@@ -305,6 +314,7 @@ class RecallOptions(TypedDict, total=False):
     as_of: datetime | None
     time_range: tuple[datetime, datetime] | None
     explain: bool
+    per_conversation: int | None
 
 
 class StoreOptions(TypedDict, total=False):

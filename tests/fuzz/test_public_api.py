@@ -130,6 +130,7 @@ GOOD: dict[str, st.SearchStrategy[Any]] = {
     "current_only": st.booleans(),
     "explain": st.booleans(),
     "conversation": st.sampled_from([None, "standup", "chat-7"]),
+    "per_conversation": st.sampled_from([None, 1, 2]),
     "as_of": st.datetimes(
         min_value=datetime(2000, 1, 1), max_value=datetime(2030, 1, 1), timezones=st.just(UTC)
     ),
@@ -189,6 +190,7 @@ SPECS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "as_of",
             "time_range",
             "explain",
+            "per_conversation",
         ),
     ),
     "forget": (("id", "layer"), ()),

@@ -182,3 +182,31 @@ def test_candidate_terms_skip_the_commonest_postings() -> None:
     assert candidate_terms(frequencies, budget=20_000) == ["rare", "middling"]
     assert candidate_terms({"huge": 50_000}, budget=20_000) == ["huge"]  # never empty
     assert candidate_terms({"absent": 0}) == []
+
+
+def test_per_conversation_ranks_conversations_by_their_best_match(
+    memory: MemoryCoordinator,
+) -> None:
+    # Four turns of one planning chat match "flight" best; two other chats match once each.
+    for turn in (
+        "Flight to Lisbon booked: the flight leaves Friday",
+        "The flight number is TP 541, flight gate B",
+        "Seat 14A on the flight, window",
+        "Flight snacks: bring the flight pillow",
+    ):
+        memory.store(turn, layer="episodic", conversation="trip")
+    memory.store("The Berlin flight was cancelled", layer="episodic", conversation="work")
+    memory.store("A flight simulator for the kids", layer="episodic", conversation="family")
+    memory.store("Flight mode saves the battery", layer="semantic")  # names no conversation
+    everything = memory.recall("flight", layers=["episodic", "semantic"], limit=4)
+    assert [r.conversation for r in everything].count("trip") >= 3
+    one_each = memory.recall("flight", layers=["episodic", "semantic"], limit=4, per_conversation=1)
+    assert sorted(r.conversation or "" for r in one_each) == ["", "family", "trip", "work"]
+    # Each conversation is shown by its best match, in the order of those matches.
+    best_trip = next(r for r in everything if r.conversation == "trip")
+    assert best_trip.id in [r.id for r in one_each]
+    scores = [r.score for r in one_each]
+    assert scores == sorted(scores, reverse=True)
+    two_each = memory.recall("flight", layers=["episodic"], limit=10, per_conversation=2)
+    assert [r.conversation for r in two_each].count("trip") == 2
+    assert len(two_each) == 4

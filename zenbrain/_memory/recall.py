@@ -19,7 +19,11 @@ from zenbrain.stages import RecallRequest
 from zenbrain.text import tokenize
 from zenbrain.types import RecallResult, ScoreParts
 
-__all__ = ["recall"]
+__all__ = ["CONVERSATION_SPREAD", "recall"]
+
+# With ``per_conversation`` the search keeps this many times ``limit`` per layer, so that
+# the results can come from that many more conversations than one.
+CONVERSATION_SPREAD = 5
 
 
 def recall(scope: MemoryScope, q: RecallQuery) -> list[RecallResult]:
@@ -44,8 +48,10 @@ def recall(scope: MemoryScope, q: RecallQuery) -> list[RecallResult]:
             and (r.confidence if r.confidence is not None else 1.0) >= floor_conf
         )
 
-    # Validity may move replaced memories down and keep only current ones: search deeper.
-    depth = options.search_limit(q.limit)
+    # Validity may move replaced memories down and keep only current ones, and one
+    # conversation may hold many of the best: search deeper.
+    spread = 1 if q.per_conversation is None else CONVERSATION_SPREAD
+    depth = options.search_limit(min(1000, q.limit * spread))
     search = Search(scope, terms, query_vector, q.context, depth, q.where, q.subtree, q.core)
     below = q.subtree
     with scope.lock:
@@ -70,6 +76,8 @@ def recall(scope: MemoryScope, q: RecallQuery) -> list[RecallResult]:
             # hand it several times as many results as one layer does).
             kept.sort(key=lambda r: r.score, reverse=True)
             kept = validity.arrange(scope, conn, kept[:depth], options)
+        if q.per_conversation is not None:
+            kept = _per_conversation(kept, q.per_conversation)
         results = kept[: q.limit]
         writers = [stage for stage in scope.stages if stage.writes_on_recall and not below]
         if writers and results:
@@ -79,6 +87,20 @@ def recall(scope: MemoryScope, q: RecallQuery) -> list[RecallResult]:
     if q.explain:
         results = [replace(r, explanation=_explained(r, search.parts.get(r.id))) for r in results]
     return results
+
+
+def _per_conversation(results: list[RecallResult], most: int) -> list[RecallResult]:
+    """``results`` in order with at most ``most`` of each named conversation (the first,
+    so the best); a memory naming no conversation is kept."""
+    shown: dict[str, int] = {}
+    kept = []
+    for r in results:
+        if r.conversation is not None:
+            if shown.get(r.conversation, 0) >= most:
+                continue
+            shown[r.conversation] = shown.get(r.conversation, 0) + 1
+        kept.append(r)
+    return kept
 
 
 def _part(value: float | None) -> float | None:

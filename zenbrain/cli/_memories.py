@@ -171,6 +171,8 @@ def recall_options(command: Any) -> Any:
             option = click.option(
                 flag, name, type=choices, default=spec.default, show_default=True, help=text
             )
+        elif kind == int | None:
+            option = click.option(flag, name, type=click.IntRange(min=1), help=text)
         elif kind in (int, float):
             option = click.option(
                 flag, name, type=kind, default=spec.default, show_default=True, help=text
