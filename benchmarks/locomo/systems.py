@@ -228,6 +228,13 @@ class ZenbrainRetriever:
         results = self._coordinator.recall(query, layers=layers, limit=k)
         return [str(r.metadata["dia_id"]) for r in results if "dia_id" in r.metadata][:k]
 
+    def search_conversations(self, query: str, k: int) -> list[str]:
+        """The first ``k`` sessions as recall ranks conversations (``per_conversation=1``),
+        by their number."""
+        layers = None if self._routed else ["episodic"]
+        results = self._coordinator.recall(query, layers=layers, limit=k, per_conversation=1)
+        return [r.conversation.removeprefix("session-") for r in results if r.conversation][:k]
+
     def close(self) -> None:
         self._coordinator.close()
 

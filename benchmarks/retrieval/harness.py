@@ -20,7 +20,7 @@ from benchmarks.locomo.systems import (
 )
 from benchmarks.retrieval.datasets import Dataset, Haystack
 from benchmarks.retrieval.metrics import ndcg_at, recall_at
-from benchmarks.retrieval.sessions import session_system
+from benchmarks.retrieval.sessions import SESSION_SYSTEMS, session_system
 from zenbrain.errors import InvalidInputError
 
 __all__ = [
@@ -42,8 +42,6 @@ DEPTH = 10
 #: to name five sessions in all but degenerate rankings.
 SESSION_DEPTH = 50
 SESSION_K = 5
-#: BM25 with every session (all its turns joined) as one document: scored on sessions only.
-SESSION_SYSTEMS: tuple[str, ...] = ("bm25-sessions",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +180,15 @@ def run_retrieval(
     for name in systems:
         try:
             if name in SESSION_SYSTEMS:
-                system = session_system(name)
+                system = session_system(
+                    name,
+                    lambda turn_system: make_system(
+                        turn_system,
+                        embedder,  # type: ignore[arg-type]
+                        clock=clock,
+                        conversations=conversations,
+                    ),
+                )
             else:
                 system = make_system(
                     name,

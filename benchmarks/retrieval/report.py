@@ -166,7 +166,10 @@ def markdown(run: RetrievalRun, command: str) -> str:
         "`layer=` and recalled from the default layers, as an agent stores. Every turn is "
         "stored with its session's date. Session recall@5: the sessions ranked by their "
         "best turn among the first 50, a hit when one of the first five holds evidence; "
-        "`bm25-sessions` is BM25 with every session (its turns joined) one document.",
+        "`bm25-sessions` is BM25 with every session (its turns joined) one document; "
+        "`zenbrain-*-sessions` is zenbrain ranking conversations itself "
+        "(`recall(question, limit=5, per_conversation=1)`, each turn stored with its session "
+        "as its conversation).",
         "",
         f"- Run on: {run.started_at:%Y-%m-%d}, {run.seconds:.0f} s",
         f"- Machine: {machine_line(run.load_average)}",

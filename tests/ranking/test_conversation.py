@@ -26,6 +26,8 @@ def test_each_turn_gains_a_share_of_the_best_other_match_of_its_conversation() -
     # Two equal best scores lend each other; scores stay within 0..1.
     tied = with_conversation([(1.0, 1, "a"), (1.0, 2, "a"), (0.4, 3, "a")])
     assert tied[:2] == [1.0, 1.0] and tied[2] == pytest.approx(0.4 + w * 0.6)
+    # Nothing is lent by a score of 0, and nothing lends to a conversation's only match.
+    assert with_conversation([(0.0, 1, "a"), (0.0, 2, "a"), (0.5, 3, "b")]) == [0.0, 0.0, 0.5]
 
 
 def test_ranking_counts_a_conversations_evidence_for_its_turns() -> None:

@@ -22,8 +22,11 @@ from zenbrain.types import RecallResult, ScoreParts
 __all__ = ["CONVERSATION_SPREAD", "recall"]
 
 # With ``per_conversation`` the search keeps this many times ``limit`` per layer, so that
-# the results can come from that many more conversations than one.
-CONVERSATION_SPREAD = 5
+# the results can come from more conversations than ``limit`` turns would name. Twice, not
+# more: deeper lists give the newer-first step more to reorder, and ranking BEAM's sessions
+# lost to BM25 over whole sessions at 3 and 5 (docs/benchmarks.md, "Recall on long
+# conversations", table "Ranking conversations").
+CONVERSATION_SPREAD = 2
 
 
 def recall(scope: MemoryScope, q: RecallQuery) -> list[RecallResult]:

@@ -32,10 +32,12 @@ def with_conversation(
     for score, _, conversation in scored:
         if conversation is None:
             continue
-        if score > best.get(conversation, 0.0):
-            second[conversation] = best.get(conversation, 0.0)
+        top = best.get(conversation)
+        if top is None or score > top:
+            if top is not None:
+                second[conversation] = top
             best[conversation] = score
-        elif score > second.get(conversation, 0.0):
+        elif score > second.get(conversation, float("-inf")):
             second[conversation] = score
     seen: set[str] = set()
     out = []
