@@ -186,9 +186,10 @@ def test_scrubbed_postings_answer_as_postings_loaded_afresh(seed: int) -> None:
                 assert (documents, frequencies) == (fresh_documents, fresh_frequencies)
                 assert average == pytest.approx(fresh_average)
         asked = rng.sample(range(1, pk + 1), 40)
-        keys, documents, times = postings.documents(asked)
-        fresh_keys, fresh_documents, fresh_times = fresh.documents(asked)
+        keys, documents, times, conversations = postings.documents(asked)
+        fresh_keys, fresh_documents, fresh_times, fresh_conversations = fresh.documents(asked)
         assert keys == fresh_keys and times.tolist() == fresh_times.tolist()
+        assert conversations == fresh_conversations
         assert [documents.words(i) for i in range(len(keys))] == [
             fresh_documents.words(i) for i in range(len(keys))
         ]

@@ -41,10 +41,11 @@ from zenbrain.text import tokenize
 WORDS = [f"w{i}" for i in range(30)]
 
 
-def _entry(postings: ScopePostings, pk: int) -> tuple[tuple[str, ...], int] | None:
-    """One memory's terms in order and time, as :meth:`ScopePostings.documents` gives them."""
-    keys, documents, times = postings.documents([pk])
-    return (documents.words(0), int(times[0])) if keys else None
+def _entry(postings: ScopePostings, pk: int) -> tuple[tuple[str, ...], int, str | None] | None:
+    """One memory's terms in order, time and conversation, as :meth:`ScopePostings.documents`
+    gives them."""
+    keys, documents, times, conversations = postings.documents([pk])
+    return (documents.words(0), int(times[0]), conversations[0]) if keys else None
 
 
 def _relevance(terms: list[str], doc: list[str], docs: dict[int, list[str]]) -> float:
@@ -68,10 +69,12 @@ def test_best_and_counts_agree_with_a_count_by_hand(seed: int) -> None:
     postings = ScopePostings()
     docs: dict[int, list[str]] = {}
     contexts: dict[int, str | None] = {}
+    told_in: dict[int, str | None] = {}
     for pk in range(1, 120):
         doc = [rng.choice(WORDS[: rng.randint(3, 30)]) for _ in range(rng.randint(1, 12))]
         context = rng.choice([None, "a", "b"])
-        postings.add(pk, context, doc, pk * 1_000)
+        told_in[pk] = rng.choice([None, "chat-1", "chat-2"])
+        postings.add(pk, context, doc, pk * 1_000, told_in[pk])
         docs[pk], contexts[pk] = doc, context
     for pk in rng.sample(sorted(docs), 30):  # removed
         assert postings.discard(pk)
@@ -80,18 +83,19 @@ def test_best_and_counts_agree_with_a_count_by_hand(seed: int) -> None:
     reindexed = set(rng.sample(sorted(docs), 10))
     for pk in sorted(reindexed):  # re-indexed in place with other words
         doc = [rng.choice(WORDS) for _ in range(rng.randint(1, 8))]
-        postings.add(pk, contexts[pk], doc, pk * 1_000 + 1)
+        told_in[pk] = "chat-3"  # a memory indexed again names what it names now
+        postings.add(pk, contexts[pk], doc, pk * 1_000 + 1, told_in[pk])
         docs[pk] = doc
     assert len(postings) == len(docs)
-    for pk in range(1, 120):  # terms in order and times, as last indexed; removed: None
+    for pk in range(1, 120):  # terms, times, conversations as last indexed; removed: None
         expected_time = pk * 1_000 + (1 if pk in reindexed else 0)
-        expected = (tuple(docs[pk]), expected_time) if pk in docs else None
+        expected = (tuple(docs[pk]), expected_time, told_in[pk]) if pk in docs else None
         assert _entry(postings, pk) == expected
     # Asked together (in any order, with keys never indexed), the same entries.
     asked = rng.sample(range(1, 130), 60)
-    keys, documents, times = postings.documents(asked)
+    keys, documents, times, conversations = postings.documents(asked)
     assert keys == [pk for pk in asked if pk in docs]
-    assert [(documents.words(i), int(times[i])) for i in range(len(keys))] == [
+    assert [(documents.words(i), int(times[i]), conversations[i]) for i in range(len(keys))] == [
         _entry(postings, pk) for pk in keys
     ]
     # Dead postings were kept (nothing is compacted) yet count no more.
@@ -125,17 +129,18 @@ def test_best_and_counts_agree_with_a_count_by_hand(seed: int) -> None:
 
 def test_memories_without_index_terms_load_in_bulk_and_one_by_one() -> None:
     postings = ScopePostings()
-    postings.extend([(1, None, (), 10), (2, "c", (), 20)])  # a whole chunk without terms
-    postings.extend([(3, None, ("harbour",), 30), (4, None, (), 40)])
+    postings.extend([(1, None, (), 10, None), (2, "c", (), 20, "t")])  # a chunk without terms
+    postings.extend([(3, None, ("harbour",), 30, "t"), (4, None, (), 40, None)])
     postings.add(5, None, (), 50)
     assert len(postings) == 5
-    assert _entry(postings, 2) == ((), 20)
-    assert _entry(postings, 4) == ((), 40)
-    keys, documents, times = postings.documents([4, 3, 2])
+    assert _entry(postings, 2) == ((), 20, "t")
+    assert _entry(postings, 4) == ((), 40, None)
+    keys, documents, times, conversations = postings.documents([4, 3, 2])
     assert keys == [4, 3, 2] and documents.lengths.tolist() == [0, 1, 0]
     assert documents.words(1) == ("harbour",) and times.tolist() == [40, 30, 20]
-    keys, documents, times = postings.documents([])
-    assert keys == [] and len(documents) == 0 and len(times) == 0
+    assert conversations == [None, "t", "t"]
+    keys, documents, times, conversations = postings.documents([])
+    assert keys == [] and len(documents) == 0 and len(times) == 0 and conversations == []
     assert postings.best(["harbour"], None, 5) == [3]
     documents, average, frequencies = postings.counts(["harbour"], None)
     assert (documents, average, frequencies) == (5, 0.2, {"harbour": 1})
@@ -539,10 +544,17 @@ def _kept_in_step_equal_loaded_afresh(path: str, embedded: bool, operations: lis
         pair = (first, second)
         for kind, who, argument in operations:
             memory = pair[who]
+            # Memories name one of two conversations, or none: the held postings keep each
+            # one's, and recall's conversation evidence scores by them.
             if kind == "store":
-                ids.append((memory.store(argument), "semantic"))
+                told_in = (None, "chat-a", "chat-b")[len(ids) % 3]
+                ids.append((memory.store(argument, conversation=told_in), "semantic"))
             elif kind == "store_many" and argument:
-                ids += [(i, "semantic") for i in memory.store_many(argument)]
+                items = [
+                    {"content": text, "conversation": (None, "chat-a", "chat-b")[n % 3]}
+                    for n, text in enumerate(argument, start=len(ids))
+                ]
+                ids += [(i, "semantic") for i in memory.store_many(items)]
             elif kind == "forget" and ids:
                 memory_id, layer = ids.pop(argument % len(ids))
                 memory.forget(memory_id, layer)

@@ -23,7 +23,6 @@ from zenbrain._ranking import (
 )
 from zenbrain._storage.dialect import JsonScalar
 from zenbrain._storage.indexes import ScopeStatistics
-from zenbrain._storage.reads import conversations_of
 from zenbrain._storage.records import row_indexed_text
 from zenbrain.errors import InvalidInputError
 from zenbrain.text import content_tokens
@@ -139,7 +138,6 @@ class Search:
             candidates += self._indexed_candidates(conn, keys)
         candidates += self._row_candidates(conn, core_rows)
         candidates += self._slot_candidates(conn, slots, now)
-        self._name_conversations(conn, candidates)
         ranked = rank_candidates(
             candidates,
             semantic=self.query_vector is not None,
@@ -219,17 +217,6 @@ class Search:
             keys = [pk for pk in keys if pk in allowed]
         return keys, cosines
 
-    def _name_conversations(self, conn: Connection, candidates: Sequence[Candidate]) -> None:
-        """Each stored candidate names its conversation, for the neighbours and the
-        conversation's evidence (read in one statement for these few, at most the pools:
-        the index holds no conversations)."""
-        stored = [c for c in candidates if isinstance(c.key, int)]
-        unread = [int(c.key) for c in stored if c.key not in self.rows]
-        named = conversations_of(conn, self.repo.namespace, unread)
-        for c in stored:
-            row = self.rows.get(c.key)
-            c.conversation = row.conversation if row is not None else named.get(int(c.key))
-
     def _indexed_candidates(
         self, conn: Connection, keys: Mapping[str, tuple[list[int], dict[int, float]]]
     ) -> list[Candidate]:
@@ -239,6 +226,7 @@ class Search:
         back, all in one statement."""
         lexical: dict[int, tuple[float, float]] = {}
         times: dict[int, Any] = {}
+        conversations: dict[int, str | None] = {}
         wanted = {layer: pks for layer, (pks, _) in keys.items() if layer != "procedural" and pks}
         if self.query is not None and wanted:
             held = self.repo.indexed_documents(conn, wanted)
@@ -249,6 +237,7 @@ class Search:
                 pairs = zip(scores.tolist(), ties.tolist(), strict=True)
                 lexical.update(zip(entry.pks, pairs, strict=True))
                 times.update(zip(entry.pks, entry.created_at, strict=True))
+                conversations.update(zip(entry.pks, entry.conversations, strict=True))
         unread = [pk for pks, _ in keys.values() for pk in pks if pk not in lexical]
         rows = self.repo.rows_by_pk(conn, unread)
         self.rows.update(rows.items())
@@ -260,7 +249,17 @@ class Search:
                     found.append(self._row_candidate(row, cosines.get(pk)))
                 elif pk in lexical:
                     score, tie = lexical[pk]
-                    found.append(Candidate(pk, layer, times[pk], score, cosines.get(pk), tie=tie))
+                    found.append(
+                        Candidate(
+                            pk,
+                            layer,
+                            times[pk],
+                            score,
+                            cosines.get(pk),
+                            tie=tie,
+                            conversation=conversations[pk],
+                        )
+                    )
         return found
 
     def _row_candidates(self, conn: Connection, rows: Sequence[Row[Any]]) -> list[Candidate]:
@@ -277,7 +276,16 @@ class Search:
             tokens = content_tokens(row_indexed_text(row))
             lexical, tie = self.query.score_and_tie(tokens, self.collection.average_length)
         rate = float(row.success_rate) if row.layer == "procedural" else None
-        return Candidate(int(row.pk), str(row.layer), row.created_at, lexical, cosine, rate, tie)
+        return Candidate(
+            int(row.pk),
+            str(row.layer),
+            row.created_at,
+            lexical,
+            cosine,
+            rate,
+            tie,
+            row.conversation,
+        )
 
     def _slot_candidates(self, conn: Connection, slots: Sequence[Any], now: Any) -> list[Candidate]:
         """Working-memory slots, scored like every memory; a slot copied from a stored

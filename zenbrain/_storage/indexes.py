@@ -41,12 +41,13 @@ class IndexedText:
 class IndexedDocuments:
     """Memories of one layer as a lexical index that keeps term order gives them back for
     ranking, all at once: their keys, their index terms in order (as term numbers, which
-    :meth:`~zenbrain._ranking.LexicalQuery.score_documents` scores directly) and when each
-    was stored (naive UTC, as the tables hold times)."""
+    :meth:`~zenbrain._ranking.LexicalQuery.score_documents` scores directly), when each
+    was stored (naive UTC, as the tables hold times) and the conversation each names."""
 
     pks: list[int]
     documents: EncodedDocuments
     created_at: list[datetime]
+    conversations: list[str | None]
 
 
 @dataclass(frozen=True, slots=True)

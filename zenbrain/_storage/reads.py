@@ -21,7 +21,6 @@ from zenbrain._storage.subtree import in_subtree
 
 __all__ = [
     "by_pk_statement",
-    "conversations_of",
     "core_statement",
     "latest_statement",
     "memories_after",
@@ -130,13 +129,3 @@ def pages_by_key(
     ).all():
         yield rows
         after = int(rows[-1].pk)
-
-
-def conversations_of(conn: Connection, namespace: str, pks: Sequence[int]) -> dict[int, str | None]:
-    """The conversation each of the memories ``pks`` of ``namespace`` names (None: none)."""
-    if not pks:
-        return {}
-    query = select(memories.c.pk, memories.c.conversation).where(
-        keyed_namespace_filter(namespace), memories.c.pk.in_(list(pks))
-    )
-    return {int(pk): conversation for pk, conversation in conn.execute(query).all()}

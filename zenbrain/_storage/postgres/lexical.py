@@ -54,7 +54,7 @@ _SYNCED = "zb_postings_synced"  # conn.info: the transaction and the scopes sync
 # A memory's stored time as whole microseconds since the epoch (the column is a timestamp
 # without time zone holding UTC, so the epoch is counted as UTC).
 _MICROSECONDS = "(extract(epoch FROM m.created_at) * 1000000)::bigint"
-_ROW_COLUMNS = f"l.memory_pk, l.ctx, l.ordered, {_MICROSECONDS}"
+_ROW_COLUMNS = f"l.memory_pk, l.ctx, l.ordered, {_MICROSECONDS}, m.conversation"
 _SCOPE_ROWS = (
     "FROM zb_lexical l JOIN zb_memories m ON m.pk = l.memory_pk "
     "WHERE m.namespace = %s AND m.layer = %s"
@@ -106,8 +106,9 @@ def _visible(xid: int, snapshot: str) -> bool:
 
 
 def _row(row: Sequence[Any]) -> PostingsRow:
-    pk, ctx, ordered, stored_at = row
-    return int(pk), ctx or None, tuple(ordered.split(" ")) if ordered else (), int(stored_at)
+    pk, ctx, ordered, stored_at, conversation = row
+    terms = tuple(ordered.split(" ")) if ordered else ()
+    return int(pk), ctx or None, terms, int(stored_at), conversation
 
 
 class PostgresLexicalIndex(HeldPostingsIndex):
@@ -255,7 +256,7 @@ class PostgresLexicalIndex(HeldPostingsIndex):
         """A scope read afresh, with the snapshot it was read under."""
         rows = self._stream(
             conn,
-            "(SELECT 0, NULL::bigint, pg_current_snapshot()::text, NULL, NULL::bigint) "
+            "(SELECT 0, NULL::bigint, pg_current_snapshot()::text, NULL, NULL::bigint, NULL) "
             f"UNION ALL (SELECT 1, {_ROW_COLUMNS} {_SCOPE_ROWS} ORDER BY l.memory_pk)",
             (namespace, layer),
         )
@@ -289,14 +290,14 @@ class PostgresLexicalIndex(HeldPostingsIndex):
         write) it walked the whole scope, and a page in index order takes the index
         whatever the statistics say."""
         parts = [
-            "SELECT -1, (SELECT count(*) FROM paged), r.changed::text, NULL, r.memory_pk"
+            "SELECT -1, (SELECT count(*) FROM paged), r.changed::text, NULL, r.memory_pk, NULL"
             " FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT changed, memory_pk FROM paged"
             " ORDER BY changed DESC, memory_pk DESC LIMIT 1) r ON true"
         ]
         if first:
             parts.append(
                 "SELECT 0, NULL::bigint, pg_current_snapshot()::text,"
-                " (SELECT pruned_by::text FROM zb_lexical_sync), NULL::bigint"
+                " (SELECT pruned_by::text FROM zb_lexical_sync), NULL::bigint, NULL"
             )
         params: list[Any] = []
         for number, scope in enumerate(scopes):
@@ -304,7 +305,7 @@ class PostgresLexicalIndex(HeldPostingsIndex):
             old = self._snapshots[scope]
             if first:
                 parts.append(
-                    f"SELECT {3 * number + 1}, count, NULL, NULL, NULL FROM zb_lexical_counts"
+                    f"SELECT {3 * number + 1}, count, NULL, NULL, NULL, NULL FROM zb_lexical_counts"
                     " WHERE namespace = %s AND layer = %s"
                 )
                 params += [namespace, layer]
@@ -312,14 +313,14 @@ class PostgresLexicalIndex(HeldPostingsIndex):
             # into a join that reads the whole scope when its statistics are stale).
             parts.append(
                 f"SELECT {3 * number + 2}, {_ROW_COLUMNS} FROM recent l CROSS JOIN LATERAL"
-                " (SELECT namespace, layer, created_at FROM zb_memories"
+                " (SELECT namespace, layer, created_at, conversation FROM zb_memories"
                 " WHERE pk = l.memory_pk LIMIT 1) m WHERE m.namespace = %s AND m.layer = %s"
                 " AND NOT pg_visible_in_snapshot(l.changed, %s::pg_snapshot)"
             )
             params += [namespace, layer, old]
             if first:
                 parts.append(
-                    f"SELECT {3 * number + 3}, pk, NULL, NULL, NULL FROM zb_lexical_removed"
+                    f"SELECT {3 * number + 3}, pk, NULL, NULL, NULL, NULL FROM zb_lexical_removed"
                     " WHERE namespace = %s AND layer = %s AND (changed >= %s::xid8"
                     " OR changed = ANY(%s::xid8[]))"
                     " AND NOT pg_visible_in_snapshot(changed, %s::pg_snapshot)"

@@ -22,7 +22,7 @@ from zenbrain.types import ALL_LAYERS
 
 __all__ = ["RELOAD_AFTER_REMOVALS", "HeldPostingsIndex", "PostingsRow"]
 
-PostingsRow = tuple[int, str | None, Sequence[str], int]
+PostingsRow = tuple[int, str | None, Sequence[str], int, str | None]
 """What a scope's postings are filled from, per memory: its key, context token, index terms
 in order, and when it was stored (microseconds since the epoch)."""
 
@@ -136,10 +136,10 @@ class HeldPostingsIndex(LexicalIndex):
         with self._lock:
             held = self._held(conn, namespace, pks_by_layer, None)
             for layer, pks in pks_by_layer.items():
-                keys, documents, micros = held[layer][0].documents(pks)
+                keys, documents, micros, conversations = held[layer][0].documents(pks)
                 # One conversion for all: datetime64 turns into naive datetimes.
                 times = micros.astype("datetime64[us]").tolist()
-                found[layer] = IndexedDocuments(keys, documents, times)
+                found[layer] = IndexedDocuments(keys, documents, times, conversations)
         return found
 
     def statistics(

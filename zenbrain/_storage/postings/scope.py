@@ -37,12 +37,15 @@ class ScopePostings:
     order memories were added; removing one marks its position dead, and its postings stay
     (skipped when searching) until :meth:`scrub` removes them or the scope is loaded again.
 
-    Each memory's terms in order (as term numbers, four bytes a term) and the time it was
-    stored are kept too, so ranking the candidates reads nothing from disk (:meth:`documents`)."""
+    Each memory's terms in order (as term numbers, four bytes a term), the time it was
+    stored and the conversation it names are kept too, so ranking the candidates reads
+    nothing from disk (:meth:`documents`)."""
 
     __slots__ = (
         "_alive",
         "_contexts",
+        "_conversation_names",
+        "_conversations",
         "_lengths",
         "_moved",
         "_pks",
@@ -56,6 +59,7 @@ class ScopePostings:
         "_vocabulary",
         "changes",
         "context_ids",
+        "conversation_ids",
         "dead",
         "live",
         "max_pk",
@@ -88,6 +92,9 @@ class ScopePostings:
         self._sequence = array("i")  # every memory's term numbers, one after the other
         self._starts = array("q")  # where each position's terms begin in _sequence
         self._times = array("q")  # when each was stored: microseconds since the epoch
+        self._conversations = array("i")  # the conversation each names (-1: none)
+        self.conversation_ids: dict[str, int] = {}
+        self._conversation_names: list[str] = []
         # Positions are found by binary search over the running maximum of the keys: a key
         # added in increasing order (every new memory) first appears there at its own
         # position. A key added again (a memory re-indexed in place) is looked up in
@@ -127,9 +134,25 @@ class ScopePostings:
                     at[i], live[i] = moved, bool(self._alive[moved])
         return at, live
 
-    def add(self, pk: int, context: str | None, terms: Sequence[str], stored_at: int) -> None:
-        """Index a memory (its terms in order, ``stored_at`` in microseconds since the epoch);
-        a memory indexed before is replaced."""
+    def _conversation_id(self, conversation: str | None) -> int:
+        if not conversation:
+            return -1
+        number = self.conversation_ids.get(conversation)
+        if number is None:
+            number = self.conversation_ids[conversation] = len(self._conversation_names)
+            self._conversation_names.append(conversation)
+        return number
+
+    def add(
+        self,
+        pk: int,
+        context: str | None,
+        terms: Sequence[str],
+        stored_at: int,
+        conversation: str | None = None,
+    ) -> None:
+        """Index a memory (its terms in order, ``stored_at`` in microseconds since the epoch,
+        the conversation it names); a memory indexed before is replaced."""
         self.discard(pk)
         position = len(self._pks)
         if pk <= self.max_pk:
@@ -144,6 +167,7 @@ class ScopePostings:
         self._contexts.append(context_id)
         self._alive.append(1)
         self._times.append(stored_at)
+        self._conversations.append(self._conversation_id(conversation))
         self._starts.append(len(self._sequence))
         self.live += 1
         self.total_length += len(terms)
@@ -162,8 +186,11 @@ class ScopePostings:
             found[0].append(position)
             found[1].append(min(count, _MAX_TF))
 
-    def extend(self, rows: Sequence[tuple[int, str | None, Sequence[str], int]]) -> None:
-        """Index many memories at once, ``(pk, context, terms, stored_at)`` each as for
+    def extend(
+        self, rows: Sequence[tuple[int, str | None, Sequence[str], int, str | None]]
+    ) -> None:
+        """Index many memories at once, ``(pk, context, terms, stored_at, conversation)``
+        each as for
         :meth:`add`: what loading a scope does. Keys in increasing order above every key
         indexed so far take the bulk path (postings built with numpy); others go through
         :meth:`add` one by one."""
@@ -220,6 +247,7 @@ class ScopePostings:
         self._contexts.extend(contexts)
         self._alive.extend(b"\x01" * len(rows))
         self._times.extend(row[3] for row in rows)
+        self._conversations.extend(self._conversation_id(row[4]) for row in rows)
         self.max_pk = keys[-1]
         self.live += len(rows)
         self.total_length += int(sum(lengths))
@@ -272,11 +300,13 @@ class ScopePostings:
         number = self._term_ids.get(term)
         return None if number is None else self._postings[number]
 
-    def documents(self, pks: Sequence[int]) -> tuple[list[int], EncodedDocuments, np.ndarray]:
+    def documents(
+        self, pks: Sequence[int]
+    ) -> tuple[list[int], EncodedDocuments, np.ndarray, list[str | None]]:
         """The live memories among ``pks`` (in the order asked) at once: their keys, their
         terms as term numbers (:meth:`~zenbrain._ranking.LexicalQuery.score_documents`
-        scores them without turning a number back into its word) and when each was stored
-        (microseconds since the epoch, int64)."""
+        scores them without turning a number back into its word), when each was stored
+        (microseconds since the epoch, int64) and the conversation each names."""
         asked = np.asarray(pks, dtype=np.int64).reshape(-1)
         at, live = self._positions(asked)
         keys, at = asked[live].tolist(), at[live]
@@ -286,9 +316,15 @@ class ScopePostings:
         gather = np.repeat(starts - before, lengths) + np.arange(int(lengths.sum()))
         terms = np.frombuffer(self._sequence, dtype=np.int32)[gather]
         times = np.frombuffer(self._times, dtype=np.int64)[at]
+        names = self._conversation_names
+        conversations = [
+            names[c] if c >= 0 else None
+            for c in np.frombuffer(self._conversations, dtype=np.int32)[at].tolist()
+        ]
         # The term mapping is shared, not copied: a term's number never changes once given,
         # and terms added (or scrubbed) later are in none of these documents.
-        return keys, EncodedDocuments(terms, lengths, self._term_ids, self._vocabulary), times
+        encoded = EncodedDocuments(terms, lengths, self._term_ids, self._vocabulary)
+        return keys, encoded, times, conversations
 
     def _in_context(self, context: str | None) -> int | None:
         """The id of a context (-1: no context asked); None for a context no memory has."""

@@ -26,7 +26,7 @@ _ROWS = (
     # is "YYYY-MM-DD HH:MM:SS.ffffff" (SQLAlchemy's DateTime), seconds then the fraction.
     "SELECT f.memory_pk, f.ctx, f.terms, "
     "CAST(strftime('%s', m.created_at) AS INTEGER) * 1000000"
-    " + CAST(substr(m.created_at, 21, 6) AS INTEGER) FROM zb_lexical f "
+    " + CAST(substr(m.created_at, 21, 6) AS INTEGER), m.conversation FROM zb_lexical f "
     "LEFT JOIN zb_memories m ON m.pk = f.memory_pk"
 )
 
@@ -156,8 +156,8 @@ class SqliteLexicalIndex(HeldPostingsIndex):
         return self._fill(
             postings,
             (
-                (pk, ctx or None, _stored_terms(stored), stored_at or 0)
-                for pk, ctx, stored, stored_at in rows
+                (pk, ctx or None, _stored_terms(stored), stored_at or 0, conversation)
+                for pk, ctx, stored, stored_at, conversation in rows
             ),
         )
 
