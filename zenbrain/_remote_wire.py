@@ -111,7 +111,14 @@ def update_call(memory_id: Any, item: StoreItem, given: Iterable[str]) -> Call:
     if not isinstance(memory_id, str) or not memory_id or "/" in memory_id:
         memory_id = "-"
     path = f"/v1/memories/{quote(memory_id, safe='')}/update"
-    body = {k: v for k, v in item.to_json().items() if k == "content" or k in given}
+    # Every option given is sent, at its default too (null clears a field as None does in
+    # the library; left out, the new version keeps the old one's).
+    sent = item.to_json()
+    body: dict[str, Any] = {"content": item.content}
+    for name in given:
+        if name != "content":
+            value = sent.get(name, getattr(item, name))
+            body[name] = list(value) if isinstance(value, tuple) else value
     # A 404 (an id this namespace does not hold) raises what the library raises.
     missing = errors.InvalidInputError(
         f"update needs the id of an episode, fact or procedure of this namespace, got "

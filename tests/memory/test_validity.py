@@ -150,6 +150,16 @@ def test_update_keeps_layer_context_and_metadata(timed: MemoryCoordinator) -> No
     assert stored.metadata["team"] == "core" and stored.context == "work"
 
 
+def test_update_clears_what_is_given_as_none_and_keeps_the_rest(
+    timed: MemoryCoordinator,
+) -> None:
+    old = timed.store("Standup at 9:00", context="work", conversation="standup")
+    new = timed.update(old, "Standup at 9:30", context=None)
+    stored = timed.get(new)
+    assert stored is not None
+    assert stored.context is None and stored.conversation == "standup"
+
+
 def _counts(memory: MemoryCoordinator) -> tuple[int, int]:
     return len(memory.find()), len(memory.working.slots())
 

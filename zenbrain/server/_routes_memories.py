@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Path, Query, Request
@@ -27,6 +28,9 @@ from zenbrain.server._problems import NotFound
 from zenbrain.types import RecallResult
 
 __all__ = ["router"]
+
+# Each StoreItem field's default, to tell a null that means None from one that means "left out".
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(StoreItem)}
 
 router = APIRouter(tags=["memories"])
 MemoryId = Annotated[str, Path(max_length=200, description="A memory's id.")]
@@ -116,11 +120,19 @@ async def update(memory_id: MemoryId, body: JsonBody, memory: Memory) -> IdRespo
     """Store ``content`` as the new version of the memory and close the old one, in one
     transaction (both stay readable: its history); returns the new id. What the body leaves
     out (its layer, context, metadata, ...) the new version keeps from the old, as
-    ``update()`` does: ``layer`` is not read as store's ``"auto"``."""
+    ``update()`` does: ``layer`` is not read as store's ``"auto"``; a field given as null
+    is cleared, as ``None`` does in the library."""
     item = StoreItem.from_json(body)
     if await memory.aget(memory_id) is None:
         raise _not_found(memory_id, memory.namespace)
-    return IdResponse(id=await memory.aupdate(memory_id, item.content, **_given(item, body)))
+    # A null where the library takes None (context, metadata, ...) clears; elsewhere
+    # (layer) it leaves the field out, as the value's other nulls do.
+    named = {
+        name: getattr(item, name)
+        for name, value in body.items()
+        if name != "content" and (value is not None or _DEFAULTS.get(name, 0) is None)
+    }
+    return IdResponse(id=await memory.aupdate(memory_id, item.content, **named))
 
 
 @router.get("/memories/{memory_id}/history", response_model=list[RecallResult])
