@@ -214,9 +214,13 @@ def test_a_slow_view_does_not_draw_over_the_tab_opened_after_it(server: str, pag
     page.route("**/v1/find*", lambda route: route.continue_() if held else held.append(route))
     page.goto(f"{server}/#/browse")
     page.wait_for_function("() => document.getElementById('status').textContent === 'Loading…'")
-    page.get_by_role("link", name="Health").click()
-    page.wait_for_timeout(100)
+    for _ in range(200):  # until the browse request is held (a slow machine takes longer)
+        if held:
+            break
+        page.wait_for_timeout(25)
     assert held, "the browse request was not made"
+    page.get_by_role("link", name="Health").click()
+    page.wait_for_timeout(300)  # time for Health to draw itself, had it not waited its turn
     held[0].continue_()
     expect(page.get_by_role("heading", name="Health", exact=True)).to_be_visible()
     page.wait_for_load_state("networkidle")
