@@ -55,18 +55,20 @@ Readings (the defaults in `zenbrain/_ranking/` cite this table):
 FUSION_NOTES = """\
 Readings: **convex fusion, semantic weight 0.35, with conversation neighbours (0.5) and
 conversation evidence (0.2)** is the default. Against the previous default (the first row)
-it wins on every dataset at recall@10 but BEAM's two chats (level): neighbours and
-conversation evidence bring LoCoMo from 0.705 to 0.766 and REALTALK from 0.707 to 0.728;
-leaving words no memory holds out of the attainable mass brings MADial-Bench from 0.881 to
-0.919 (its queries quote whole dialogues, most of whose words no memory holds, so every
-lexical score sank towards 0 and the lexical half of the fusion lost its say). Min-max
-(relative) fusion and the `calibrated` variant at w=0.2 each beat it on some datasets and
-lose on others; min-max also rescales every result list on its own, so a score would no
-longer mean the same from one query to the next and `min_score` would lose its meaning.
-Reciprocal-rank fusion and distribution-based fusion lose on every dataset: against RRF of
-the same two lists the default leads by 0.098 (LoCoMo), 0.043 (REALTALK), 0.019
-(MADial-Bench) and 0.028 (BEAM's two chats, one question of 36), so issue 42's margin of
-0.03 holds on the first two. LoCoMo now reaches the 0.76 that issue 11 asked for (0.766)."""
+it wins on every dataset at recall@10: neighbours and conversation evidence bring LoCoMo
+from 0.705 to 0.766, REALTALK from 0.707 to 0.728 and BEAM from 0.602 to 0.658; leaving
+words no memory holds out of the attainable mass brings MADial-Bench from 0.881 to 0.919
+(its queries quote whole dialogues, most of whose words no memory holds, so every lexical
+score sank towards 0 and the lexical half of the fusion lost its say). A higher semantic
+weight (0.5) or more neighbours (0.6) win on BEAM and lose elsewhere; min-max (relative)
+fusion and the `calibrated` variant at w=0.2 win on MADial-Bench and lose elsewhere; min-max
+also rescales every result list on its own, so a score would no longer mean the same from
+one query to the next and `min_score` would lose its meaning. Reciprocal-rank fusion and
+distribution-based fusion lose on every dataset at recall@10: against RRF of the same two
+lists the default leads by 0.098 (LoCoMo), 0.043 (REALTALK), 0.019 (MADial-Bench) and 0.037
+(BEAM), so issue 42's margin of 0.03 holds on all but MADial-Bench, where the one variant
+that reaches it (min-max w=0.5) loses 0.054 on LoCoMo. LoCoMo now reaches the 0.76 that
+issue 11 asked for (0.766)."""
 
 
 def beats_everywhere(
