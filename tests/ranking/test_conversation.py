@@ -14,7 +14,7 @@ T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
 def test_each_turn_gains_a_share_of_the_best_other_match_of_its_conversation() -> None:
-    scored = [(0.8, 1, "a"), (0.3, 2, "a"), (0.5, 3, "a"), (0.3, 4, "b"), (0.6, 5, None)]
+    scored = [(0.8, "a"), (0.3, "a"), (0.5, "a"), (0.3, "b"), (0.6, None)]
     lifted = with_conversation(scored)
     w = CONVERSATION_WEIGHT
     assert lifted[0] == pytest.approx(0.8 + w * 0.5 * 0.2)  # the best: lent by the runner-up
@@ -22,12 +22,12 @@ def test_each_turn_gains_a_share_of_the_best_other_match_of_its_conversation() -
     assert lifted[2] == pytest.approx(0.5 + w * 0.8 * 0.5)
     assert lifted[3] == 0.3  # alone in its conversation
     assert lifted[4] == 0.6  # names none
-    assert with_conversation(scored, weight=0.0) == [s for s, _, _ in scored]
+    assert with_conversation(scored, weight=0.0) == [s for s, _ in scored]
     # Two equal best scores lend each other; scores stay within 0..1.
-    tied = with_conversation([(1.0, 1, "a"), (1.0, 2, "a"), (0.4, 3, "a")])
+    tied = with_conversation([(1.0, "a"), (1.0, "a"), (0.4, "a")])
     assert tied[:2] == [1.0, 1.0] and tied[2] == pytest.approx(0.4 + w * 0.6)
     # Nothing is lent by a score of 0, and nothing lends to a conversation's only match.
-    assert with_conversation([(0.0, 1, "a"), (0.0, 2, "a"), (0.5, 3, "b")]) == [0.0, 0.0, 0.5]
+    assert with_conversation([(0.0, "a"), (0.0, "a"), (0.5, "b")]) == [0.0, 0.0, 0.5]
 
 
 def test_ranking_counts_a_conversations_evidence_for_its_turns() -> None:

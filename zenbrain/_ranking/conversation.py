@@ -4,7 +4,7 @@ conversation gains a share of the best match among the other turns of that conve
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 
 __all__ = ["CONVERSATION_WEIGHT", "with_conversation"]
 
@@ -14,11 +14,11 @@ CONVERSATION_WEIGHT = 0.2
 
 
 def with_conversation(
-    scored: Sequence[tuple[float, Hashable, str | None]],
+    scored: Sequence[tuple[float, str | None]],
     *,
     weight: float = CONVERSATION_WEIGHT,
 ) -> list[float]:
-    """Scores of candidates ``(score, key, conversation)`` with a share of their
+    """Scores of candidates ``(score, conversation)``, in their order, with a share of their
     conversation's evidence.
 
     Each candidate that names a conversation gains ``weight`` times the best score among the
@@ -29,7 +29,7 @@ def with_conversation(
     one after the other). Work: one pass over the candidates."""
     best: dict[str, float] = {}
     second: dict[str, float] = {}
-    for score, _, conversation in scored:
+    for score, conversation in scored:
         if conversation is None:
             continue
         top = best.get(conversation)
@@ -41,7 +41,7 @@ def with_conversation(
             second[conversation] = score
     seen: set[str] = set()
     out = []
-    for score, _, conversation in scored:
+    for score, conversation in scored:
         if conversation is None or weight <= 0:
             out.append(score)
             continue

@@ -117,12 +117,9 @@ def rank_candidates(
                 strict=True,
             )
         )
-        named = [
-            (lifted.get(c.key, p[3]), c.key, c.conversation)
-            for p, c in found
-            if c.conversation is not None
-        ]
-        lifted.update(zip([key for _, key, _ in named], with_conversation(named), strict=True))
+        named = [(p, c) for p, c in found if c.conversation is not None]
+        lent = with_conversation([(lifted.get(c.key, p[3]), c.conversation) for p, c in named])
+        lifted.update(zip([c.key for _, c in named], lent, strict=True))
     ranked = [
         Ranked(
             min(1.0, lifted.get(c.key, p[3])) * scale,

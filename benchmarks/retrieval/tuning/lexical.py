@@ -172,7 +172,7 @@ class Index:
             return dict(scores)
         docs = list(scores)
         lifted = ranking.with_conversation(
-            [(scores[d], d, self.conversations[d]) for d in docs], weight=weight
+            [(scores[d], self.conversations[d]) for d in docs], weight=weight
         )
         return dict(zip(docs, lifted, strict=True))
 
