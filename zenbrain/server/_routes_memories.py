@@ -125,14 +125,7 @@ async def update(memory_id: MemoryId, body: JsonBody, memory: Memory) -> IdRespo
     item = StoreItem.from_json(body)
     if await memory.aget(memory_id) is None:
         raise _not_found(memory_id, memory.namespace)
-    # A null where the library takes None (context, metadata, ...) clears; elsewhere
-    # (layer) it leaves the field out, as the value's other nulls do.
-    named = {
-        name: getattr(item, name)
-        for name, value in body.items()
-        if name != "content" and (value is not None or _DEFAULTS.get(name, 0) is None)
-    }
-    return IdResponse(id=await memory.aupdate(memory_id, item.content, **named))
+    return IdResponse(id=await memory.aupdate(memory_id, item.content, **_given(item, body)))
 
 
 @router.get("/memories/{memory_id}/history", response_model=list[RecallResult])
@@ -215,11 +208,13 @@ async def replace(body: JsonBody, memory: Memory) -> IdResponse:
 
 
 def _given(item: StoreItem, fields: dict[str, Any]) -> dict[str, Any]:
-    """``item``'s fields that the body named (content aside), checked."""
+    """``item``'s fields that the body named (content aside), checked. A null where the
+    library takes None (context, metadata, ...) is given as None, so ``update`` clears the
+    field; elsewhere (layer) it is left out, as a field the body does not name."""
     return {
         name: getattr(item, name)
-        for name in fields
-        if name != "content" and fields[name] is not None
+        for name, value in fields.items()
+        if name != "content" and (value is not None or _DEFAULTS.get(name, 0) is None)
     }
 
 
