@@ -14,6 +14,7 @@ from benchmarks.common.embeddings import DEFAULT_CACHE_DIR
 from benchmarks.common.machine import load_average
 from benchmarks.locomo.systems import (
     SYSTEM_NAMES,
+    System,
     SystemUnavailableError,
     default_embedder_factory,
     make_system,
@@ -177,25 +178,18 @@ def run_retrieval(
         load_average=load_average(),
     )
     embedder = embedder_factory or default_embedder_factory(cache_dir)
+
+    def build(system_name: str) -> System:
+        return make_system(
+            system_name,
+            embedder,  # type: ignore[arg-type]
+            clock=clock,
+            conversations=conversations,
+        )
+
     for name in systems:
         try:
-            if name in SESSION_SYSTEMS:
-                system = session_system(
-                    name,
-                    lambda turn_system: make_system(
-                        turn_system,
-                        embedder,  # type: ignore[arg-type]
-                        clock=clock,
-                        conversations=conversations,
-                    ),
-                )
-            else:
-                system = make_system(
-                    name,
-                    embedder,  # type: ignore[arg-type]
-                    clock=clock,
-                    conversations=conversations,
-                )
+            system = session_system(name, build) if name in SESSION_SYSTEMS else build(name)
         except SystemUnavailableError as exc:
             for dataset in datasets:
                 run.results[(name, dataset.name)] = DatasetResult(
