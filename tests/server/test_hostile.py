@@ -4,7 +4,7 @@ and changes nothing in the store."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import httpx
@@ -70,10 +70,11 @@ def one_server(
 ) -> Iterator[Served]:
     """One server per back end for the requests that must change nothing (a server over a
     new store costs more than such a test): each test checks the store is as it found it."""
+    where: AbstractContextManager[str]
     if request.param == "postgres":
         where = fresh_database(postgres_server(request))
     else:
-        where = _sqlite_file(tmp_path_factory)
+        where = nullcontext(str(tmp_path_factory.mktemp("hostile") / "memory.db"))
     with (
         where as location,
         MemoryCoordinator(location) as memory,
@@ -81,11 +82,6 @@ def one_server(
     ):
         memory.store("a memory already there, which a refused request leaves alone")
         yield Served(url, memory)
-
-
-@contextmanager
-def _sqlite_file(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    yield str(tmp_path_factory.mktemp("hostile") / "memory.db")
 
 
 @pytest.mark.parametrize(("method", "path", "body"), HOSTILE_BODIES, ids=range(len(HOSTILE_BODIES)))
